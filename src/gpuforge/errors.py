@@ -1,0 +1,21 @@
+"""The one error type the CLI turns into a one-line message (never a traceback)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class GpuforgeError(Exception):
+    """A user-facing error, optionally located at ``path:line``."""
+
+    def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.path = Path(path) if path is not None else None
+        self.line = line
+
+    def __str__(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
+        return where + self.message

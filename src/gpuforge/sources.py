@@ -1,0 +1,156 @@
+"""Recipe sources: downloaded once into a cache, always verified by sha256."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+from gpuforge.errors import GpuforgeError
+
+PYPI_HOSTS = ("pypi.io", "pypi.org", "files.pythonhosted.org")
+CHUNK = 1 << 20
+
+
+def default_cache_dir() -> Path:
+    """``$GPUFORGE_CACHE`` or ``~/.cache/gpuforge``."""
+    env = os.environ.get("GPUFORGE_CACHE")
+    if env:
+        return Path(env)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "gpuforge"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Source:
+    """A recipe's url source: where from, and the hashes a copy may have."""
+
+    url: str
+    sha256: str
+    # Other published hashes of the same tree (libgpuarray's `git archive` of the tag).
+    alternates: tuple[str, ...] = ()
+
+    @property
+    def filename(self) -> str:
+        return Path(urlparse(self.url).path).name
+
+    def check(self, path: Path) -> str:
+        """Verify a tarball against the recipe; return which hash it matched."""
+        actual = sha256_of(path)
+        if actual == self.sha256:
+            return f"sha256 {actual[:12]}... matches the recipe"
+        if actual in self.alternates:
+            return f"sha256 {actual[:12]}... matches the recipe's archive_sha256 (git archive of the tag)"
+        known = " or ".join([self.sha256, *self.alternates])
+        raise GpuforgeError(f"sha256 mismatch: got {actual}, the recipe expects {known}", path)
+
+
+def _pypi_sdist(url: str) -> str | None:
+    """``Theano==1.0.5`` for a PyPI sdist URL (``.../packages/source/T/Theano/Theano-1.0.5.tar.gz``)."""
+    parsed = urlparse(url)
+    parts = parsed.path.split("/")
+    if parsed.hostname not in PYPI_HOSTS or "source" not in parts:
+        return None
+    project = parts[parts.index("source") + 2]
+    stem = Path(parsed.path).name.removesuffix(".tar.gz").removesuffix(".zip")
+    version = stem[len(project) + 1:]
+    return f"{project}=={version}" if version else None
+
+
+def _download(url: str, dest: Path, say: Callable[[str], None]) -> None:
+    with urllib.request.urlopen(url, timeout=60) as resp, open(dest, "wb") as out:  # noqa: S310
+        total = int(resp.headers.get("Content-Length") or 0)
+        done, shown = 0, -1
+        while chunk := resp.read(CHUNK):
+            out.write(chunk)
+            done += len(chunk)
+            if total and (pct := done * 100 // total) // 10 != shown:
+                shown = pct // 10
+                say(f"  {done / 1e6:6.1f} / {total / 1e6:.1f} MB ({pct}%)")
+
+
+def _pip_download(requirement: str, dest_dir: Path) -> Path:
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+           "--disable-pip-version-check", "-q", "-d", str(dest_dir), requirement]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    files = list(dest_dir.iterdir())
+    if proc.returncode != 0 or len(files) != 1:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no file"]
+        raise GpuforgeError(f"pip download {requirement} failed: {tail[0]}")
+    return files[0]
+
+
+def fetch(source: Source, cache_dir: Path, say: Callable[[str], None] = print) -> Path:
+    """The verified tarball for ``source``, from the cache or downloaded into it.
+
+    A PyPI sdist URL that cannot be reached directly is fetched with
+    ``pip download`` (which honours the machine's index configuration); the
+    hash is checked either way, and a bad download never enters the cache.
+    """
+    target = Path(cache_dir) / "sources" / source.sha256[:16] / source.filename
+    if target.is_file():
+        try:
+            source.check(target)
+            say(f"source: {target} (cached, sha256 verified)")
+            return target
+        except GpuforgeError:
+            target.unlink()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
+        tmp_file = Path(tmp) / source.filename
+        say(f"source: downloading {source.url}")
+        try:
+            _download(source.url, tmp_file, say)
+        except (urllib.error.URLError, OSError) as exc:
+            requirement = _pypi_sdist(source.url)
+            if requirement is None:
+                raise GpuforgeError(
+                    f"cannot download {source.url}: {getattr(exc, 'reason', exc)}; "
+                    "download it elsewhere and pass --source PATH") from None
+            say(f"  unreachable ({getattr(exc, 'reason', exc)}); trying pip download {requirement}")
+            tmp_file = _pip_download(requirement, Path(tmp) / "pip")
+        say("  " + source.check(tmp_file))
+        os.replace(tmp_file, target)
+    return target
+
+
+def unpack(archive_or_tree: Path, dest: Path) -> Path:
+    """Put the source tree at ``dest`` (replacing it); strip a single top-level folder."""
+    src = Path(archive_or_tree)
+    if dest.exists():
+        shutil.rmtree(dest)
+    if src.is_dir():
+        shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        return dest
+    tmp = dest.with_name(dest.name + ".unpack")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    try:
+        with tarfile.open(src) as tar:
+            tar.extractall(tmp, filter="data")
+    except (tarfile.TarError, OSError) as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise GpuforgeError(f"cannot unpack: {exc}", src) from None
+    entries = list(tmp.iterdir())
+    top = entries[0] if len(entries) == 1 and entries[0].is_dir() else tmp
+    shutil.move(str(top), dest)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return dest
