@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from rattler import MatchSpec, Version, VersionSpec
-from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError, InvalidVersionSpecError
+from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError
 
 from gpuforge.errors import GpuforgeError
 from gpuforge.render import REQUIREMENT_SECTIONS, Recipe, Rendered, find_recipes, render_variants

