@@ -22,10 +22,19 @@ def pyenv_python(minor: str) -> str | None:
     return str(found[-1]) if found else None
 
 
-def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 600) -> subprocess.CompletedProcess:
-    """Run ``python -m gpuforge ARGS`` for real and capture its output."""
+def cli_env(**extra: str) -> dict[str, str]:
+    """The environment for running this checkout's gpuforge in a subprocess."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH")) if p)
+    env.update(extra)
+    return env
+
+
+def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 600, **env: str
+            ) -> subprocess.CompletedProcess:
+    """Run this checkout's ``python -m gpuforge ARGS`` for real and capture its output."""
     return subprocess.run([sys.executable, "-m", "gpuforge", *args], cwd=cwd, text=True,
-                          capture_output=True, timeout=timeout)
+                          capture_output=True, timeout=timeout, env=cli_env(**env))
 
 
 @pytest.fixture
