@@ -1,0 +1,409 @@
+"""GPU checks, run by the interpreter under test (Python 2.7 and 3.6+, stdlib only).
+
+    python gpu_checks.py CHECK [CHECK ...] [--device DEV] [--iters N] [--steps N]
+                         [--require-cuda] [--module NAME]
+
+CHECK is one of exp, transfer, logreg, pygpu, cudnn, torch, mxnet, shadow;
+several run in one process (Theano is imported once). Each prints its result
+as one JSON object on a line starting with RESULT_MARK, whatever happens: a
+failure is data (exception type, message, traceback tail), never a crash.
+Status: "pass", "fail" or "skip" (with a reason).
+"""
+from __future__ import division, print_function
+
+import json
+import os
+import struct
+import sys
+import time
+import traceback
+
+RESULT_MARK = "GPUFORGE_RESULT "
+CPU_BLAS = ("Gemv", "CGemv", "Gemm", "CGemm")
+GPU_BLAS = ("GpuGemv", "GpuGemm")
+
+
+class Skip(Exception):
+    """The check does not apply here (reason in the message)."""
+
+
+def error_data(exc):
+    tb = traceback.format_exc().strip().splitlines()
+    return {"type": type(exc).__name__, "module": type(exc).__module__,
+            "message": str(exc)[-4000:], "traceback_tail": tb[-15:]}
+
+
+def op_names(fn):
+    return [type(node.op).__name__ for node in fn.maker.fgraph.toposort()]
+
+
+def graph_text(fn):
+    return [str(node) for node in fn.maker.fgraph.toposort()]
+
+
+def cpu_elemwise(fn):
+    """Theano's fixed check: an Elemwise that is not a Gpu op ran on the CPU."""
+    from theano import tensor
+    return [str(n) for n in fn.maker.fgraph.toposort()
+            if isinstance(n.op, tensor.Elemwise) and "Gpu" not in type(n.op).__name__]
+
+
+def theano_device():
+    import theano
+    info = {"theano": theano.__version__, "requested_device": theano.config.device,
+            "floatX": theano.config.floatX, "cxx": theano.config.cxx, "devname": None,
+            "context_kind": None}
+    try:
+        import theano.gpuarray
+        if theano.gpuarray.pygpu_activated:
+            from theano.gpuarray.type import get_context
+            ctx = get_context(None)
+            info["devname"] = ctx.devname.strip()
+            kind = ctx.kind
+            info["context_kind"] = kind.decode() if isinstance(kind, bytes) else kind
+    except Exception as exc:  # the device facts are optional: never fail on them
+        info["device_error"] = error_data(exc)
+    return info
+
+
+def wants_gpu(device):
+    return device.startswith(("cuda", "opencl", "gpu"))
+
+
+def shared_vector(seed=22, size=10 * 30 * 768):
+    import numpy
+    from theano import config, shared
+    rng = numpy.random.RandomState(seed)
+    return shared(numpy.asarray(rng.rand(size), config.floatX))
+
+
+def timed_loop(fn, iters):
+    start = time.time()
+    for _ in range(iters):
+        out = fn()
+    return time.time() - start, out
+
+
+def check_exp(opts):
+    """Seed 002/004's check, corrected: which device ran exp(), how fast, how right."""
+    import numpy
+    from theano import function, tensor
+    info = theano_device()
+    x = shared_vector()
+    f = function([], tensor.exp(x))
+    iters = opts["iters"]
+    loop_s, out = timed_loop(f, iters)
+    host = x.get_value()
+    numpy_s, expected = timed_loop(lambda: numpy.exp(host), iters)
+    result = numpy.asarray(out)
+    ops = op_names(f)
+    on_cpu = cpu_elemwise(f)
+    used = "cpu" if on_cpu or not any(op.startswith("Gpu") for op in ops) else "gpu"
+    # what the seeds' own check prints: isinstance(op, Elemwise), which GpuElemwise passes
+    from theano import tensor as T
+    seed_says = "Used the cpu" if any(isinstance(n.op, T.Elemwise)
+                                      for n in f.maker.fgraph.toposort()) else "Used the gpu"
+    matches = bool(numpy.allclose(result, expected, rtol=1e-5, atol=1e-6))
+    info.update(graph=graph_text(f), ops=ops, used=used, seed_check_says=seed_says,
+                iters=iters, loop_seconds=loop_s, numpy_seconds=numpy_s,
+                matches_numpy=matches, max_abs_error=float(numpy.max(numpy.abs(result - expected))))
+    if not matches:
+        info.update(status="fail", reason="exp() differs from numpy.exp beyond float32 tolerance")
+    elif wants_gpu(info["requested_device"]) and used != "gpu":
+        info.update(status="fail", reason="device=%s was requested but exp() ran on the CPU"
+                    % info["requested_device"])
+    else:
+        info["status"] = "pass"
+    return info
+
+
+def check_transfer(opts):
+    """Seed 004 1.2: the same exp() with its output kept on the device vs copied back."""
+    import numpy
+    from theano import function, tensor
+    info = theano_device()
+    if not info["devname"]:
+        raise Skip("no GPU context (device=%s): nothing to keep on a device"
+                   % info["requested_device"])
+    x = shared_vector()
+    back = function([], tensor.exp(x))
+    kept = function([], tensor.exp(x).transfer(None))
+    iters = opts["iters"]
+    back_s, back_out = timed_loop(back, iters)
+    kept_s, kept_out = timed_loop(kept, iters)
+    kept_host = numpy.asarray(kept_out)  # synchronises the queue
+    matches = bool(numpy.allclose(kept_host, numpy.asarray(back_out), rtol=1e-5, atol=1e-6))
+    info.update(iters=iters, copied_back_seconds=back_s, kept_on_device_seconds=kept_s,
+                kept_graph=graph_text(kept), output_type=type(kept_out).__name__,
+                matches=matches, status="pass" if matches else "fail")
+    if not matches:
+        info["reason"] = "the device-resident result differs from the copied-back one"
+    return info
+
+
+def stable_loss(data_x, data_y, w, b):
+    """Mean cross-entropy computed on the host in float64, without log(0)."""
+    import numpy
+    z = data_x.astype("float64").dot(w.astype("float64")) + float(b)
+    return float(numpy.mean(numpy.logaddexp(0, z) - data_y * z))
+
+
+def check_logreg(opts):
+    """Seed 004's exercise: logistic regression must train, and say where Gemv ran."""
+    import numpy
+    import theano
+    import theano.tensor as tt
+    info = theano_device()
+    floatx = theano.config.floatX
+    rng = numpy.random.RandomState(0)
+    n, feats = 400, 784
+    data_x = rng.randn(n, feats).astype(floatx)
+    data_y = rng.randint(size=n, low=0, high=2).astype(floatx)
+    x = theano.shared(data_x, name="x")
+    y = theano.shared(data_y, name="y")
+    w = theano.shared(rng.randn(feats).astype(floatx), name="w")
+    b = theano.shared(numpy.asarray(0., dtype=floatx), name="b")
+    p_1 = 1 / (1 + tt.exp(-tt.dot(x, w) - b))
+    prediction = p_1 > 0.5
+    xent = -y * tt.log(p_1) - (1 - y) * tt.log(1 - p_1)
+    cost = tt.cast(xent.mean(), floatx) + 0.01 * (w ** 2).sum()
+    gw, gb = tt.grad(cost, [w, b])
+    train = theano.function([], [prediction, xent],
+                            updates=[(w, w - 0.01 * gw), (b, b - 0.01 * gb)], name="train")
+    predict = theano.function([], prediction, name="predict")
+    ops = op_names(train)
+    gemv = "gpu" if any(o in GPU_BLAS for o in ops) else \
+        "cpu" if any(o in CPU_BLAS for o in ops) else "unknown"
+    start_loss = stable_loss(data_x, data_y, w.get_value(), b.get_value())
+    start = time.time()
+    for _ in range(opts["steps"]):
+        train()
+    seconds = time.time() - start
+    end_loss = stable_loss(data_x, data_y, w.get_value(), b.get_value())
+    losses = [start_loss, end_loss]
+    accuracy = float(numpy.mean(numpy.asarray(predict()) == data_y))
+    finite = all(numpy.isfinite(v) for v in losses)
+    info.update(ops=sorted(set(ops)), gemv_on=gemv, steps=opts["steps"], seconds=seconds,
+                first_loss=losses[0], last_loss=losses[-1], accuracy=accuracy,
+                w_finite=bool(numpy.all(numpy.isfinite(w.get_value()))))
+    if not finite or not info["w_finite"]:
+        info.update(status="fail", reason="training produced NaN/inf (loss %r)" % losses)
+    elif not (losses[-1] < losses[0] and accuracy >= 0.9):
+        info.update(status="fail", reason="did not train: loss %.3f -> %.3f, accuracy %.3f"
+                    % (losses[0], losses[-1], accuracy))
+    else:
+        info["status"] = "pass"
+    return info
+
+
+def check_pygpu(opts):
+    """pygpu alone: init the device, an elementwise op and a reduction vs numpy."""
+    import numpy
+    try:
+        import pygpu
+    except ImportError as exc:
+        if "No module named" in str(exc) and "pygpu" in str(exc):
+            raise Skip("pygpu not installed")
+        raise
+    device = opts["device"]
+    info = {"pygpu": pygpu.__version__, "api_version": list(pygpu.gpuarray.api_version()),
+            "device": device}
+    if not wants_gpu(device or ""):
+        raise Skip("device=%s: pygpu needs a cuda or opencl device" % device)
+    ctx = pygpu.init(device)
+    info["devname"] = ctx.devname.strip()
+    host = numpy.random.RandomState(1).rand(1000, 100).astype("float32")
+    a = pygpu.gpuarray.array(host, context=ctx, cls=pygpu.ndgpuarray)
+    elementwise = numpy.asarray(a * 2 + 1)
+    total = float(numpy.asarray(a.sum()))
+    ok_elem = bool(numpy.allclose(elementwise, host * 2 + 1, rtol=1e-6))
+    ok_sum = bool(numpy.isclose(total, float(host.sum(dtype="float64")), rtol=1e-4))
+    info.update(elementwise_matches=ok_elem, reduction_matches=ok_sum, reduction=total)
+    info["status"] = "pass" if ok_elem and ok_sum else "fail"
+    if info["status"] == "fail":
+        info["reason"] = "pygpu results differ from numpy"
+    return info
+
+
+def check_cudnn(opts):
+    """cuDNN through Theano: availability, version, a convolution, RNNBlock GRU and LSTM."""
+    import numpy
+    import theano
+    info = theano_device()
+    if info["context_kind"] != "cuda":
+        raise Skip("cuDNN needs a CUDA context (device=%s)" % info["requested_device"])
+    from theano.gpuarray import dnn
+    from theano.gpuarray.type import gpuarray_shared_constructor
+    available = dnn.dnn_available(None)
+    info["dnn_available"] = bool(available)
+    if not available:
+        info.update(status="fail", reason="cuDNN not usable: %s" % dnn.dnn_available.msg)
+        return info
+    info["cudnn_version"] = dnn.version()
+    floatx = theano.config.floatX
+    img = theano.tensor.tensor4("img")
+    kern = theano.tensor.tensor4("kern")
+    conv = theano.function([img, kern], dnn.dnn_conv(img, kern))
+    rng = numpy.random.RandomState(2)
+    iv = rng.rand(2, 3, 8, 8).astype(floatx)
+    kv = rng.rand(4, 3, 3, 3).astype(floatx)
+    out = numpy.asarray(conv(iv, kv))
+    # dnn_conv is a cross-correlation by default ('conv' mode flips): compare with numpy
+    ref = numpy.zeros((2, 4, 6, 6), dtype="float64")
+    flipped = kv[:, :, ::-1, ::-1]
+    for i in range(6):
+        for j in range(6):
+            ref[:, :, i, j] = numpy.tensordot(iv[:, :, i:i + 3, j:j + 3], flipped,
+                                              axes=([1, 2, 3], [1, 2, 3]))
+    info["conv_matches"] = bool(numpy.allclose(out, ref, rtol=1e-3, atol=1e-3))
+    rnn = {}
+    for mode in ("gru", "lstm"):
+        hidden, depth, batch, steps, inp = 8, 1, 2, 5, 4
+        block = dnn.RNNBlock(floatx, hidden, depth, mode)
+        psize = block.get_param_size([batch, inp])
+        params = gpuarray_shared_constructor(numpy.zeros((psize,), dtype=floatx))
+        X = theano.tensor.tensor3("X")
+        h0 = theano.tensor.tensor3("h0")
+        outputs = [X, h0] + ([theano.tensor.tensor3("c0")] if mode == "lstm" else [])
+        y = block.apply(params, *outputs)[0]
+        fn = theano.function(outputs, y)
+        args = [rng.rand(steps, batch, inp).astype(floatx),
+                numpy.zeros((depth, batch, hidden), dtype=floatx)]
+        if mode == "lstm":
+            args.append(numpy.zeros((depth, batch, hidden), dtype=floatx))
+        rnn[mode] = list(numpy.asarray(fn(*args)).shape)
+    info["rnn_output_shapes"] = rnn
+    ok = info["conv_matches"] and all(s == [5, 2, 8] for s in rnn.values())
+    info["status"] = "pass" if ok else "fail"
+    if not ok:
+        info["reason"] = "cuDNN results are wrong (conv %s, rnn %s)" % (info["conv_matches"], rnn)
+    return info
+
+
+def check_torch(opts):
+    """PyTorch: import, CUDA availability, a matmul on the GPU vs the CPU."""
+    try:
+        import torch
+    except ImportError as exc:
+        if str(exc) in ("No module named torch", "No module named 'torch'"):
+            raise Skip("torch not installed")
+        raise
+    info = {"torch": torch.__version__, "torch_file": torch.__file__,
+            "cuda_available": bool(torch.cuda.is_available()),
+            "cuda_build": getattr(torch.version, "cuda", None)}
+    torch.manual_seed(0)
+    a = torch.rand(512, 512)
+    b = torch.rand(512, 512)
+    start = time.time()
+    cpu = a.mm(b)
+    info["cpu_seconds"] = time.time() - start
+    if info["cuda_available"]:
+        ga, gb = a.cuda(), b.cuda()
+        ga.mm(gb)
+        torch.cuda.synchronize()
+        start = time.time()
+        gpu = ga.mm(gb)
+        torch.cuda.synchronize()
+        info["gpu_seconds"] = time.time() - start
+        info["device_name"] = torch.cuda.get_device_name(0)
+        info["matches"] = bool(torch.allclose(gpu.cpu(), cpu, rtol=1e-3, atol=1e-3))
+        info["status"] = "pass" if info["matches"] else "fail"
+        if not info["matches"]:
+            info["reason"] = "GPU matmul differs from the CPU's"
+    elif opts["require_cuda"]:
+        info.update(status="fail", reason="torch.cuda.is_available() is False on a CUDA target")
+    else:
+        info.update(status="pass", reason="no CUDA here: matmul ran on the CPU only")
+    return info
+
+
+def check_mxnet(opts):
+    """mxnet: an op on mx.gpu()."""
+    try:
+        import mxnet as mx
+    except ImportError as exc:
+        if str(exc) in ("No module named mxnet", "No module named 'mxnet'"):
+            raise Skip("mxnet not installed")
+        raise
+    info = {"mxnet": mx.__version__}
+    try:
+        a = mx.nd.ones((2, 3), ctx=mx.gpu())
+        out = (a + a).asnumpy()
+    except Exception as exc:
+        if not opts["require_cuda"]:
+            raise Skip("no GPU for mxnet here: %s" % str(exc).strip().splitlines()[0])
+        raise
+    info["matches"] = bool((out == 2).all())
+    info["status"] = "pass" if info["matches"] else "fail"
+    return info
+
+
+def check_shadow(opts):
+    """Import a module from the working directory's point of view (the torch.py case)."""
+    name = opts["module"]
+    cwd = os.getcwd()
+    sys.path.insert(0, cwd)  # as `python script.py` run from here, or the REPL
+    info = {"module": name, "cwd": cwd}
+    try:
+        module = __import__(name)
+        info["module_file"] = getattr(module, "__file__", None)
+        getattr(module, "rand" if name == "torch" else "__name__")
+    except Exception as exc:
+        info["error"] = error_data(exc)
+    found = info.get("module_file") or ""
+    info["shadowed"] = bool(found) and os.path.dirname(os.path.abspath(found)).startswith(cwd)
+    info["shadowed"] = info["shadowed"] or os.path.exists(os.path.join(cwd, name, "__init__.py"))
+    info["status"] = "pass"
+    return info
+
+
+CHECKS = {"exp": check_exp, "transfer": check_transfer, "logreg": check_logreg,
+          "pygpu": check_pygpu, "cudnn": check_cudnn, "torch": check_torch,
+          "mxnet": check_mxnet, "shadow": check_shadow}
+
+
+def parse(argv):
+    opts = {"checks": [], "device": None, "iters": 1000, "steps": 2000,
+            "require_cuda": False, "module": "torch"}
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == "--require-cuda":
+            opts["require_cuda"] = True
+        elif arg in ("--device", "--iters", "--steps", "--module"):
+            value = args.pop(0)
+            key = arg[2:]
+            opts[key] = int(value) if key in ("iters", "steps") else value
+        else:
+            opts["checks"].append(arg)
+    return opts
+
+
+def run_check(name, opts):
+    result = {"check": name, "status": "error", "python": sys.version.split()[0],
+              "executable": sys.executable, "bits": struct.calcsize("P") * 8}
+    start = time.time()
+    try:
+        if name not in CHECKS:
+            raise ValueError("unknown check %r: use one of %s" % (name, ", ".join(sorted(CHECKS))))
+        result.update(CHECKS[name](opts))
+    except Skip as skip:
+        result.update(status="skip", reason=str(skip))
+    except BaseException as exc:  # a failure is data, even SystemExit from a broken import
+        result.update(status="fail", reason="%s: %s" % (type(exc).__name__, str(exc)[:300]),
+                      error=error_data(exc))
+    result["seconds"] = time.time() - start
+    sys.stdout.flush()
+    sys.stdout.write("\n" + RESULT_MARK + json.dumps(result, default=repr) + "\n")
+    sys.stdout.flush()
+
+
+def main(argv):
+    opts = parse(argv)
+    for name in opts["checks"]:
+        run_check(name, opts)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
