@@ -1,4 +1,5 @@
-"""gpuforge's entry points: `nox -s tests`, `nox -s lint`, `nox -s build`."""
+"""gpuforge's entry points: `nox -s gpu_smoke`, `nox -s tests`, `nox -s lint`,
+`nox -s build`."""
 
 from __future__ import annotations
 
@@ -19,6 +20,17 @@ def tests(session: nox.Session) -> None:
     """Run the test suite (pytest); extra arguments go to pytest."""
     session.install("-e", ".[test]")
     session.run("pytest", *session.posargs)
+
+
+@nox.session
+def gpu_smoke(session: nox.Session) -> None:
+    """Make each target environment and prove it runs on the GPU.
+
+    Arguments go to `gpuforge smoke`: `--target opencl`, `--report-dir DIR`,
+    `--channel PATH` (a local channel for the conda targets), `--fresh`, `--list`.
+    """
+    session.install("-e", ".")
+    session.run("gpuforge", "smoke", *session.posargs)
 
 
 @nox.session

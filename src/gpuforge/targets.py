@@ -5,7 +5,10 @@ Local targets run for real on a Linux host without conda:
 - ``opencl``: the system python3 with Debian's python3-pygpu + libgpuarray and
   pocl's OpenCL CPU device, in a venv with the system site packages and the
   pins that make Theano 1.0.5 work on Python 3.11 (FACTS.md);
-- ``cuda``: the same stack on ``device=cuda0``, where an NVIDIA driver is present.
+- ``torch``: the system python3 with PyTorch 2.13.0's CPU build (from a local
+  wheel) beside Theano, for the torch check and the torch._C shadow test;
+- ``cuda``: the same stack as ``opencl`` on ``device=cuda0``, where an NVIDIA
+  driver is present.
 Conda targets are the env files in envs/ for the host's platform, created
 with conda, mamba or micromamba when one is installed.
 
@@ -52,7 +55,9 @@ class Target:
     require_cuda: bool = False
 
     def spec_hash(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:12]
+        """Hash of what the environment is made of (not the run-time flags)."""
+        spec = [self.python, self.pip, self.system_site_packages, self.env_file]
+        return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:12]
 
 
 # The local targets. Pins: FACTS.md ("Measured on this kind of machine").
@@ -77,6 +82,16 @@ LOCAL_TARGETS = (
         pip=("numpy==1.23.5", "scipy==1.10.1", "six==1.16.0", "Theano==1.0.5"),
         system_site_packages=True,
         needs=("system-pygpu", "opencl-icd", "g++"),
+    ),
+    Target(
+        name="torch",
+        description="system python3 + PyTorch 2.13.0 (CPU build) + Theano 1.0.5, device=cpu",
+        python="/usr/bin/python3",
+        device="cpu",
+        theano_flags=("blas.ldflags=",),
+        # Only from a local wheel: from the index, torch pulls GBs of CUDA packages.
+        pip=("numpy==1.23.5", "scipy==1.10.1", "six==1.16.0", "Theano==1.0.5", "torch==2.13.0"),
+        needs=("torch-wheel", "g++"),
     ),
     Target(
         name="cuda",
@@ -114,6 +129,12 @@ def _nvidia_driver() -> bool:
     return True
 
 
+def _local_wheel(pattern: str) -> bool:
+    """Is a wheel matching ``pattern`` in pip's find-links folders (PIP_FIND_LINKS)?"""
+    folders = os.environ.get("PIP_FIND_LINKS", "").split()
+    return any(list(Path(f).glob(pattern)) for f in folders if Path(f).is_dir())
+
+
 def conda_tool() -> str | None:
     """The first of micromamba, mamba, conda on PATH."""
     return next((t for t in CONDA_TOOLS if shutil.which(t)), None)
@@ -129,6 +150,10 @@ NEEDS: dict[str, tuple[Callable[[], bool], str]] = {
                      f"Debian's python3-pygpu is not importable by /usr/bin/python3: `{APT}`"),
     "opencl-icd": (lambda: any(Path("/etc/OpenCL/vendors").glob("*.icd")),
                    f"no OpenCL driver (/etc/OpenCL/vendors/*.icd): `{APT}` (pocl-opencl-icd)"),
+    "torch-wheel": (lambda: _local_wheel("torch-2.13.0+cpu-*.whl"),
+                    "no local CPU wheel of torch 2.13.0 in $PIP_FIND_LINKS: `pip download "
+                    "torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu -d DIR`, "
+                    "then PIP_FIND_LINKS=DIR"),
     "nvidia-driver": (_nvidia_driver,
                       "no NVIDIA driver (libcuda.so.1 does not load): run on a machine with an "
                       "NVIDIA GPU and its driver"),

@@ -338,21 +338,36 @@ def check_mxnet(opts):
     return info
 
 
+def find_module_file(name, path):
+    """Where ``import name`` would load from on ``path``, without running it."""
+    try:
+        from importlib.machinery import PathFinder
+        spec = PathFinder.find_spec(name, path)
+        return spec.origin if spec is not None else None
+    except ImportError:  # Python 2
+        import imp
+        try:
+            found = imp.find_module(name, path)
+        except ImportError:
+            return None
+        if found[0] is not None:
+            found[0].close()
+        return found[1]
+
+
 def check_shadow(opts):
-    """Import a module from the working directory's point of view (the torch.py case)."""
+    """Which file `import NAME` loads from the working directory (the torch.py case)."""
     name = opts["module"]
     cwd = os.getcwd()
     sys.path.insert(0, cwd)  # as `python script.py` run from here, or the REPL
-    info = {"module": name, "cwd": cwd}
+    origin = find_module_file(name, sys.path)
+    info = {"module": name, "cwd": cwd, "module_file": origin,
+            "shadowed": bool(origin) and os.path.abspath(origin).startswith(cwd + os.sep)}
     try:
         module = __import__(name)
-        info["module_file"] = getattr(module, "__file__", None)
         getattr(module, "rand" if name == "torch" else "__name__")
     except Exception as exc:
         info["error"] = error_data(exc)
-    found = info.get("module_file") or ""
-    info["shadowed"] = bool(found) and os.path.dirname(os.path.abspath(found)).startswith(cwd)
-    info["shadowed"] = info["shadowed"] or os.path.exists(os.path.join(cwd, name, "__init__.py"))
     info["status"] = "pass"
     return info
 
