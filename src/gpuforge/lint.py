@@ -29,6 +29,7 @@ from gpuforge.yamlio import item_line, key_line
 SECTION_ORDER = ("package", "source", "build", "requirements", "test", "app", "outputs",
                  "about", "extra")
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+LEADING_REDIRECT_RE = re.compile(r'^\d?>>?\s*("[^"]*"|\S+)\s*')
 # Windows-only facts the recipes must respect (FACTS.md, libgpuarray's loader, Theano's dnn.py).
 WIN_CUDA_UNLOADABLE = "10.0"  # nvrtc64_100_0.dll: libgpuarray 0.7.6 never finds it
 CUDNN_UNLOADABLE = ("5.0", "8.0")  # Theano 1.0.5 refuses < 5000 and knows no cudnn64_8.dll
@@ -100,6 +101,7 @@ def lint_bld_bat(path: Path, out: _Collector) -> None:
             i += 1
             command = command[:-1] + " " + lines[i].strip()
         i += 1
+        command = LEADING_REDIRECT_RE.sub("", command)  # `>>"%F%" echo ...` is an echo
         word = command.split()[0].strip('"').lower() if command else ""
         if not word or word.startswith(("::", "rem", "@rem", "set", "if", "cd", "mkdir", "md",
                                          "echo", "exit", "goto", ":")):
@@ -198,6 +200,8 @@ def lint_cross(rendered: list[Rendered], configs: dict[str, VariantConfig], out:
                     "are one source: versions must match")
     for r in by_name.get("theano", []):
         _lint_theano(r, versions, configs[r.platform], out)
+    for r in by_name.get("theano-gpu-config", []):
+        _lint_theano_gpu_config(r, versions, by_name.get("theano", []), configs[r.platform], out)
     for r in by_name.get("libgpuarray", []):
         found = _requirement(r, "run_constrained", "cudatoolkit")
         if r.platform == "win-64":
@@ -245,6 +249,36 @@ def _lint_theano(r: Rendered, versions: dict[str, str], config: VariantConfig, o
             VersionSpec(str(spec.version)).matches(Version(v)) for v in CUDNN_UNLOADABLE):
         out.add(path, cudnn[1] if cudnn else None,
                 "theano's run_constrained needs `cudnn >=5.1,<8` (the cuDNNs Theano 1.0.5 loads)")
+
+
+def _lint_theano_gpu_config(r: Rendered, versions: dict[str, str], theanos: list[Rendered],
+                            config: VariantConfig, out: _Collector) -> None:
+    """The config package names the environment's cudnn and g++: they must be the stack's."""
+    path = r.recipe.meta_path
+    theano = _requirement(r, "run", "theano")
+    spec = _spec(theano[0]) if theano else None
+    if "theano" in versions and (spec is None or not spec.version or not VersionSpec(
+            str(spec.version)).matches(Version(versions["theano"]))):
+        out.add(path, theano[1] if theano else None,
+                f"theano-gpu-config's theano range must admit theano {versions['theano']}")
+    for section, name in (("run", "cudnn"), ("run_constrained", "cudatoolkit")):
+        found = _requirement(r, section, name)
+        want = f"{name} {config.values[name][0]}" if name in config.values else None
+        if want and (found is None or found[0] != want):
+            out.add(path, found[1] if found else key_line(r.doc, "requirements"),
+                    f"requirements/{section} ({r.platform}): needs `{want}` "
+                    "(conda_build_config.yaml)")
+    run = r.requirements.get("run", [])
+    if r.platform == "win-64":
+        if "m2w64-toolchain" not in {s.split()[0] for s in run}:
+            out.add(path, key_line(r.doc.get("requirements"), "run"),
+                    "win-64: cxx is m2w64's g++: run needs m2w64-toolchain  # [win]")
+    else:
+        compilers = {s for t in theanos if t.platform == r.platform
+                     for s in t.requirements.get("run", []) if s.startswith("gxx_")}
+        if compilers and not compilers & set(run):
+            out.add(path, key_line(r.doc.get("requirements"), "run"),
+                    f"{r.platform}: run needs theano's compiler ({', '.join(sorted(compilers))})")
 
 
 def lint(recipes_dir: Path, names: list[str] | None = None, config_path: Path | None = None

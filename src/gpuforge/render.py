@@ -25,7 +25,7 @@ from gpuforge.selectors import SELECTOR_RE, platform_namespace, select_lines, va
 from gpuforge.variants import Variant, VariantConfig, load_config
 from gpuforge.yamlio import load_yaml
 
-RECIPE_NAMES = ("libgpuarray", "pygpu", "theano")  # dependency (build) order
+RECIPE_NAMES = ("libgpuarray", "pygpu", "theano", "theano-gpu-config")  # dependency (build) order
 REQUIREMENT_SECTIONS = ("build", "host", "run", "run_constrained")
 DEFAULT_COMPILERS = {
     ("c", "linux-64"): "gcc",

@@ -1,0 +1,336 @@
+""".theanorc files: seed 003's profiles (`theanorc write`) and the old-backend migration
+(`theanorc migrate`).
+
+Files are read the way Theano's ConfigParser reads them ([section] headers, ``key =
+value`` or ``key: value``, ``#``/``;`` comment lines, indented continuation lines,
+option names case-insensitive) and rewritten line by line, so comments and order
+survive. Every profile and migration result is checked by loading it in real Theano
+1.0.5 (tests/test_theanorc.py).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import write_atomic
+
+SECTION_RE = re.compile(r"^\[(?P<name>[^\]]+)\]\s*([#;].*)?$")
+OPTION_RE = re.compile(r"^(?P<key>[^=:\s][^=:]*?)\s*(?P<sep>[=:])\s*(?P<value>.*)$")
+
+# Seed 003's profiles, as Theano 1.0.5 reads them. Where the seed's own text would
+# not work in 1.0.5 the file says so.
+PROFILES = {
+    "fast": """\
+# gpuforge theanorc write --profile fast: seed 003's fastest-run settings.
+# Seed 003 also had `[nvcc] fastmath = True`: Theano 1.0.5 has no [nvcc] section
+# (the gpuarray backend compiles GPU kernels with NVRTC, which it gives no
+# fast-math switch), so the fast math is the CPU side's -ffast-math below.
+[global]
+floatX = float32
+device = cuda
+# Every optimization (and the worst error messages).
+mode = FAST_RUN
+
+# Seed 003 wrote `[dnn] conv.algo_fwd`, which Theano never reads: it looks in [dnn.conv].
+[dnn.conv]
+# Time the algorithms on the first call (guess_once: a heuristic instead).
+algo_fwd = time_once
+
+[gcc]
+cxxflags = -O3 -ffast-math -ftree-loop-distribution -funroll-loops -ftracer
+
+[gpuarray]
+# GPU allocation is slow: reserve memory up front (0..1: a fraction, capped at
+# 0.95; above 1: megabytes).
+preallocate = 1.0
+""",
+    "dev": """\
+# gpuforge theanorc write --profile dev: seed 003's development settings.
+[global]
+floatX = float32
+# DebugMode is safest on the CPU.
+device = cpu
+# No optimizations; Python tracebacks work. To try things fast: mode = FAST_COMPILE
+mode = DebugMode
+""",
+    "multi-gpu": """\
+# gpuforge theanorc write --profile multi-gpu: seed 003's two-GPU settings.
+[global]
+# Context names for real devices: theano.shared(..., target='dev0').
+contexts = dev0->cuda0;dev1->cuda1
+# Avoid AtomicAdd on the GPU where a deterministic version exists.
+deterministic = more
+
+# Seed 003 wrote `[dnn] conv.algo_fwd = deterministic`: Theano reads [dnn.conv],
+# and `deterministic` is no forward algorithm in 1.0.5 (import fails with it).
+# cuDNN's forward algorithms are deterministic; the backward ones are set here.
+[dnn.conv]
+algo_bwd_data = deterministic
+algo_bwd_filter = deterministic
+""",
+    "profile": """\
+# gpuforge theanorc write --profile profile: seed 003's profiling flags (a summary
+# of time, memory and optimizer passes is printed when the process exits).
+[global]
+profile = True
+profile_memory = True
+profile_optimizer = True
+""",
+}
+
+
+# dnn.conv options Theano 1.0.5 removed, and what its error message says to use instead.
+DNN_CONV_RENAMES = {"workmem": ["algo_fwd"], "workmem_bwd": ["algo_bwd_data", "algo_bwd_filter"],
+                    "algo_bwd": ["algo_bwd_data", "algo_bwd_filter"]}
+
+
+@dataclass
+class Entry:
+    """One ``key = value`` (with its continuation lines and the comments just above)."""
+
+    key: str  # as written
+    value: str
+    line: int
+    text: list[str]
+    comments: list[str] = field(default_factory=list)
+
+    @property
+    def option(self) -> str:
+        return self.key.lower()
+
+    def render(self) -> list[str]:
+        return self.comments + self.text
+
+
+@dataclass
+class Section:
+    name: str | None  # None: what comes before the first header
+    header: str
+    line: int
+    items: list[Entry | str] = field(default_factory=list)  # str: a comment or blank line
+
+    @property
+    def entries(self) -> list[Entry]:
+        return [i for i in self.items if isinstance(i, Entry)]
+
+    def find(self, option: str) -> Entry | None:
+        return next((e for e in self.entries if e.option == option.lower()), None)
+
+    def render(self) -> list[str]:
+        head = [self.header] if self.name is not None else []
+        return head + [line for item in self.items
+                       for line in (item.render() if isinstance(item, Entry) else [item])]
+
+
+def parse(text: str, path: Path) -> list[Section]:
+    """Sections of a .theanorc; what Theano's ConfigParser would refuse is a located error."""
+    sections = [Section(None, "", 0)]
+    seen: dict[str, int] = {}
+    pending: list[str] = []  # comment lines just above the next entry
+    last: Entry | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        current = sections[-1]
+        if stripped and line[0] in " \t" and last is not None:
+            last.text.append(line)
+            last.value += "\n" + stripped
+            continue
+        if not stripped or stripped[0] in "#;":
+            last = None
+            if stripped:
+                pending.append(line)
+            else:
+                current.items += pending + [line]
+                pending = []
+            continue
+        last = None
+        if header := SECTION_RE.match(stripped):
+            name = header.group("name")
+            if name in seen:
+                raise GpuforgeError(f"section [{name}] repeats line {seen[name]} "
+                                    "(Python 3's configparser refuses the file)", path, number)
+            seen[name] = number
+            current.items += pending
+            pending = []
+            sections.append(Section(name, line, number))
+            continue
+        option = OPTION_RE.match(stripped)
+        if option is None:
+            raise GpuforgeError(f"neither [section], `key = value` nor a comment: {stripped!r}",
+                                path, number)
+        if current.name is None:
+            raise GpuforgeError(f"`{stripped}` comes before any [section] header", path, number)
+        if (twin := current.find(option.group("key"))) is not None:
+            raise GpuforgeError(f"[{current.name}] {twin.option} repeats line {twin.line} "
+                                "(Python 3's configparser refuses the file)", path, number)
+        last = Entry(option.group("key"), option.group("value").strip(), number, [line], pending)
+        pending = []
+        current.items.append(last)
+    sections[-1].items += pending
+    return sections
+
+
+def render(sections: list[Section]) -> str:
+    lines: list[str] = []
+    for section in sections:
+        if section.line == 0 and section.name is not None and lines and lines[-1].strip():
+            lines.append("")  # a blank line before a section the migration added
+        lines += section.render()
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def default_path() -> Path:
+    """~/.theanorc (on Windows ~/.theanorc.txt when only that exists), as Theano reads them."""
+    home = Path.home()
+    if sys.platform == "win32" and not (home / ".theanorc").exists() \
+            and (home / ".theanorc.txt").exists():
+        return home / ".theanorc.txt"
+    return home / ".theanorc"
+
+
+def write_profile(name: str, path: Path) -> Path | None:
+    """Write profile ``name`` to ``path`` atomically; returns the backup's path, if any."""
+    return write_atomic(path, PROFILES[name])
+
+
+@dataclass
+class Migration:
+    old: str
+    new: str
+    notes: list[str]
+
+    def diff(self, path: Path) -> str:
+        return "".join(difflib.unified_diff(self.old.splitlines(keepends=True),
+                                            self.new.splitlines(keepends=True),
+                                            fromfile=str(path), tofile=f"{path} (migrated)"))
+
+
+class _Migrator:
+    """Rewrites old-backend entries in place; every change leaves a note."""
+
+    def __init__(self, sections: list[Section], path: Path) -> None:
+        self.sections = sections
+        self.path = path
+        self.notes: list[str] = []
+
+    def section(self, name: str) -> Section:
+        found = next((s for s in self.sections if s.name == name), None)
+        if found is None:
+            found = Section(name, f"[{name}]", 0)
+            self.sections.append(found)
+        return found
+
+    def move(self, entry: Entry, source: Section, target: str, options: list[str],
+             why: str) -> None:
+        """Take ``entry`` out of ``source``; set [target] option = its value for each option."""
+        source.items.remove(entry)
+        old = f"[{source.name}] {entry.key} = {entry.value}"
+        dest = self.section(target)
+        for option in options:
+            if (existing := dest.find(option)) is not None:
+                self.notes.append(f"line {entry.line}: {old} dropped: [{target}] {option} is "
+                                  f"already set" + (f" (line {existing.line})" if existing.line else ""))
+                continue
+            comments = entry.comments + [f"# was {old} (gpuforge theanorc migrate)"]
+            dest.items.append(Entry(option, entry.value, 0, [f"{option} = {entry.value}"], comments))
+            self.notes.append(f"line {entry.line}: {old} -> [{target}] {option} = {entry.value}: "
+                              f"{why}")
+
+    def drop(self, entry: Entry, source: Section, why: str) -> None:
+        source.items.remove(entry)
+        self.notes.append(f"line {entry.line}: [{source.name}] {entry.key} = {entry.value} "
+                          f"dropped: {why}")
+
+    def run(self) -> list[Section]:
+        had_entries = [s for s in self.sections if s.entries]
+        for section in list(self.sections):
+            for entry in list(section.entries):
+                self.entry(section, entry)
+        return [s for s in self.sections
+                if s.entries or s.name is None or all(s is not h for h in had_entries)]
+
+    def entry(self, section: Section, e: Entry) -> None:
+        name, option, value = section.name, e.option, e.value
+        if name == "global" and option in ("device", "init_gpu_device") and value.startswith("gpu"):
+            new = "cuda" + value[len("gpu"):]
+            e.value, e.text = new, [f"{e.key} = {new}"]
+            self.notes.append(f"line {e.line}: {e.key} = {value} -> {new}: Theano 1.0 removed the "
+                              "old CUDA backend (gpu*); cuda* is the gpuarray backend")
+        elif name == "lib" and option == "cnmem":
+            try:
+                amount = float(value)
+            except ValueError:
+                raise GpuforgeError(f"[lib] cnmem = {value!r} is not a number", self.path,
+                                    e.line) from None
+            if amount <= 0:
+                self.drop(e, section, "CNMeM off (the old default); gpuarray.preallocate's default "
+                                      "0 keeps an allocation cache and preallocates nothing")
+            else:
+                self.move(e, section, "gpuarray", ["preallocate"],
+                          "the same meaning (0..1: a fraction of GPU memory, above 1: megabytes)")
+        elif name == "nvcc":
+            why = ("Theano 1.0 has no [nvcc] section: the gpuarray backend compiles GPU kernels "
+                   "with NVRTC")
+            if option == "fastmath":
+                why += (", which it gives no fast-math switch (the CPU side's is -ffast-math in "
+                        "[gcc] cxxflags)")
+            self.drop(e, section, why)
+        elif name == "dnn" and option.startswith("conv."):
+            self.dnn_conv(e, section, option[len("conv."):],
+                          f"Theano reads dnn.{option} from [dnn.conv]; under [dnn] it was never read")
+        elif name == "dnn.conv" and (option in DNN_CONV_RENAMES or (option, value) == (
+                "algo_fwd", "deterministic")):
+            self.dnn_conv(e, section, option, "")
+
+    def dnn_conv(self, e: Entry, section: Section, option: str, why: str) -> None:
+        """A [dnn.conv] option, renamed the way Theano 1.0.5's own errors say."""
+        reasons = [why] if why else []
+        targets = DNN_CONV_RENAMES.get(option, [option])
+        if option in DNN_CONV_RENAMES:
+            reasons.append(f"Theano 1.0.5 replaced dnn.conv.{option} with "
+                           + " and ".join(f"dnn.conv.{t}" for t in targets))
+        elif option == "algo_fwd" and e.value == "deterministic":
+            targets = ["algo_bwd_data", "algo_bwd_filter"]
+            reasons.append("`deterministic` is no forward algorithm in 1.0.5 (its import fails; "
+                           "cuDNN's forward algorithms are deterministic): set for the backward ones")
+        self.move(e, section, "dnn.conv", targets, "; ".join(reasons))
+
+
+def migrate_text(text: str, path: Path) -> Migration:
+    """The old-backend .theanorc ``text`` converted for Theano 1.0.5, with a note per change."""
+    sections = parse(text, path)
+    migrator = _Migrator(sections, path)
+    new = render(migrator.run())
+    return Migration(text, new if migrator.notes else text, migrator.notes)
+
+
+def read_theanorc(path: Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise GpuforgeError("no such file", path) from None
+    except UnicodeDecodeError as exc:
+        raise GpuforgeError(f"not UTF-8 text (byte {exc.start})", path) from None
+    except OSError as exc:
+        raise GpuforgeError(f"cannot read: {exc.strerror}", path) from None
+
+
+def ask(prompt: str) -> bool:
+    if not sys.stdin.isatty():
+        return False
+    try:
+        return input(prompt).strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
+def expand(path: str | os.PathLike[str]) -> Path:
+    return Path(os.path.expanduser(str(path)))
