@@ -57,6 +57,16 @@ CASES = [
     ("conda_build_config.yaml", "# The vc feature pin of the vc14 era: packages and envs on "
      "win-64 ask for vc 14.\n", "", "vc:", "vc: every pin needs a comment"),
     ("theano/meta.yaml", "about:", "aboot:", "aboot:", "unknown section 'aboot'"),
+    ("theano-gpu-config/meta.yaml", "    - cudnn {{ cudnn }}\n", "    - cudnn >=7\n", "cudnn >=7",
+     "requirements/run (linux-64): needs `cudnn >=5.1,<8` (conda_build_config.yaml)"),
+    ("theano-gpu-config/meta.yaml", "theano >=1.0.5,<1.1", "theano >=1.1", "theano >=1.1",
+     "theano-gpu-config's theano range must admit theano 1.0.5"),
+    ("theano-gpu-config/meta.yaml", "    - m2w64-toolchain  # [win]\n", "", None,
+     "win-64: cxx is m2w64's g++: run needs m2w64-toolchain"),
+    ("theano-gpu-config/meta.yaml", "    - {{ compiler('cxx') }}  # [linux]\n    - m2w64",
+     "    - m2w64", None, "linux-64: run needs theano's compiler (gxx_linux-64 7.3.0)"),
+    ("theano-gpu-config/bld.bat", "\\%PKG_NAME%_activate.bat\"\nif errorlevel 1 exit 1\n",
+     "\\%PKG_NAME%_activate.bat\"\n", "%PKG_NAME%_activate.bat", "`copy` is not followed by"),
     ("theano/meta.yaml", "package:\n  name: {{ name|lower }}\n  version: {{ version }}\n",
      "package:\n  name: {{ name|lower }}\n  version: 1.0.5.x!\n", "1.0.5.x!", "invalid version"),
 ]
@@ -108,4 +118,4 @@ def test_cli_render_unknown_recipe_is_a_clear_error():
     proc = run_cli("recipes", "render", "theanoo")
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("gpuforge: error: recipes: no recipe named 'theanoo' "
-                                   "(known: libgpuarray, pygpu, theano)")
+                                   "(known: libgpuarray, pygpu, theano, theano-gpu-config)")

@@ -24,6 +24,7 @@ def test_every_recipe_renders_for_every_variant(renders):
         ("libgpuarray", "linux-64"): 1, ("libgpuarray", "win-64"): 1,  # no python in it
         ("pygpu", "linux-64"): 6, ("pygpu", "win-64"): 6,
         ("theano", "linux-64"): 6, ("theano", "win-64"): 6,
+        ("theano-gpu-config", "linux-64"): 1, ("theano-gpu-config", "win-64"): 1,  # no python
     }
 
 

@@ -257,8 +257,12 @@ def _lint_theano_gpu_config(r: Rendered, versions: dict[str, str], theanos: list
     path = r.recipe.meta_path
     theano = _requirement(r, "run", "theano")
     spec = _spec(theano[0]) if theano else None
-    if "theano" in versions and (spec is None or not spec.version or not VersionSpec(
-            str(spec.version)).matches(Version(versions["theano"]))):
+    try:  # an invalid theano version is reported on theano's own recipe
+        version = Version(versions["theano"]) if "theano" in versions else None
+    except InvalidVersionError:
+        version = None
+    if version and (spec is None or not spec.version or not VersionSpec(
+            str(spec.version)).matches(version)):
         out.add(path, theano[1] if theano else None,
                 f"theano-gpu-config's theano range must admit theano {versions['theano']}")
     for section, name in (("run", "cudnn"), ("run_constrained", "cudatoolkit")):

@@ -33,6 +33,7 @@ class Source:
     path: str = ""
     line: int = 0
     raw: str = ""
+    key: str = ""  # as the file writes it: "[global] floatX"
 
     def __str__(self) -> str:
         if self.kind == "file":
@@ -100,7 +101,9 @@ def file_source(result: dict[str, Any], name: str) -> Source | None:
         for wanted in (section, "DEFAULT"):
             hits = [e for e in file["entries"] if e["section"] == wanted and e["option"] == option]
             if hits:
-                return Source("file", file["path"], hits[-1]["line"], hits[-1]["value"])
+                hit = hits[-1]
+                return Source("file", file["path"], hit["line"], hit["value"],
+                              f"[{wanted}] {hit.get('key', option)}")
     return None
 
 
@@ -133,7 +136,7 @@ def ignored(result: dict[str, Any]) -> list[Ignored]:
                 continue
             dotted = e["option"] if e["section"] == "global" else f"{e['section']}.{e['option']}"
             where = f"{file['path']}:{e['line']}"
-            key = f"[{e['section']}] {e['option']}"
+            key = f"[{e['section']}] {e.get('key', e['option'])}"
             if e["section"] == "nvcc" or (e["section"], e["option"]) == ("lib", "cnmem"):
                 reason = f"an old-backend option; {OLD_BACKEND_HINT}"
             elif dotted.lower() in by_lower:
@@ -169,8 +172,7 @@ def raise_for_error(result: dict[str, Any], python: str) -> None:
         source = source_of(result, option)
         hint = f" ({OLD_BACKEND_HINT})" if "old GPU back-end" in message else ""
         if source.kind == "file":
-            section, key = option_key(option)
-            raise GpuforgeError(f"[{section}] {key} = {source.raw}: {message}{hint}", source.path,
+            raise GpuforgeError(f"{source.key} = {source.raw}: {message}{hint}", source.path,
                                 source.line)
         if source.kind == "THEANO_FLAGS":
             raise GpuforgeError(f"THEANO_FLAGS {option}={source.raw}: {message}{hint}")

@@ -118,7 +118,8 @@ def scan(path):
             continue
         option = OPTION_RE.match(stripped)
         if option and section is not None:
-            last = {"section": section, "option": option.group("key").strip().lower(),
+            key = option.group("key").strip()
+            last = {"section": section, "option": key.lower(), "key": key,
                     "value": option.group("value").strip(), "line": number}
             entries.append(last)
     return entries
