@@ -170,12 +170,13 @@ def raise_for_error(result: dict[str, Any], python: str) -> None:
     option = error.get("option")
     if option:
         source = source_of(result, option)
-        hint = f" ({OLD_BACKEND_HINT})" if "old GPU back-end" in message else ""
+        old = "old GPU back-end" in message
+        hint = f" (`gpuforge theanorc migrate --path {source.path}` converts it)" if old else ""
         if source.kind == "file":
             raise GpuforgeError(f"{source.key} = {source.raw}: {message}{hint}", source.path,
                                 source.line)
         if source.kind == "THEANO_FLAGS":
-            raise GpuforgeError(f"THEANO_FLAGS {option}={source.raw}: {message}{hint}")
+            raise GpuforgeError(f"THEANO_FLAGS {option}={source.raw}: {message}")
     what = "running --exec" if error.get("phase") == "exec" else "importing theano"
     raise GpuforgeError(f"{what} failed: {message}", python)
 
