@@ -81,7 +81,7 @@ def run_checks(python: str, env: dict[str, str], checks: tuple[str, ...], args: 
     return results
 
 
-def _failure_text(result: dict[str, Any]) -> str:
+def failure_text(result: dict[str, Any]) -> str:
     error = result.get("error") or {}
     parts = [result.get("reason", ""), error.get("message", ""),
              "\n".join(error.get("traceback_tail") or []), "\n".join(result.get("stderr_tail") or [])]
@@ -106,7 +106,7 @@ def import_tests(tenv: TargetEnv, scratch: Path) -> list[dict[str, Any]]:
             (folder / rel).parent.mkdir(parents=True, exist_ok=True)
             (folder / rel).write_text(text, encoding="utf-8")
         result = run_checks(python, env, ("shadow",), ["--module", "torch"], cwd=folder)[0]
-        text = _failure_text(result)
+        text = failure_text(result)
         named = [f["id"] for f in name_failure(text)] if result.get("error") else []
         detected = bool(result.get("shadowed"))
         tests.append({
@@ -127,7 +127,7 @@ def import_tests(tenv: TargetEnv, scratch: Path) -> list[dict[str, Any]]:
             tests.append({"name": "pygpu init without a driver", "status": "skip",
                           "reason": result.get("reason", "")})
         else:
-            named = [f["id"] for f in name_failure(_failure_text(result))]
+            named = [f["id"] for f in name_failure(failure_text(result))]
             ok = result["status"] == "fail" and named[:1] == ["pygpu_load_lib"]
             tests.append({"name": "pygpu init without a driver", "expect": "pygpu_load_lib",
                           "error": (result.get("error") or {}).get("message"), "named": named,
@@ -143,7 +143,7 @@ class Settings:
     channel: Path | None = None
     fresh: bool = False
     iters: int = 1000
-    steps: int = 2000
+    steps: int = 300
 
 
 def probe_bits(python: str) -> tuple[int, str]:
@@ -193,7 +193,7 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
     failed = [c for c in result.checks + result.import_tests if c["status"] == "fail"]
     for c in result.checks:
         if c["status"] == "fail":
-            c["findings"] = name_failure(_failure_text(c))
+            c["findings"] = name_failure(failure_text(c))
             result.findings += [f for f in c["findings"] if f not in result.findings]
     result.status = "fail" if failed else "pass"
     result.reason = "; ".join(f"{c.get('check') or c.get('name')}: {c.get('reason', '')}"
@@ -215,7 +215,7 @@ def run_python(python: str, settings: Settings, say: Callable[[str], None]) -> T
                                                       str(settings.steps)], cwd=scratch)
     failed = [c for c in result.checks if c["status"] == "fail"]
     for c in failed:
-        c["findings"] = name_failure(_failure_text(c))
+        c["findings"] = name_failure(failure_text(c))
         result.findings += c["findings"]
     result.status = "fail" if failed else "pass"
     result.reason = "; ".join(f"{c['check']}: {c.get('reason', '')}" for c in failed)
