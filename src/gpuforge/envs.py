@@ -233,61 +233,81 @@ def recipe_outputs(recipes_dir: Path, config: VariantConfig) -> RecipeOutputs:
 def check_env(env: EnvFile, config: VariantConfig, outputs: RecipeOutputs, mirrors: Mirrors
               ) -> list[str]:
     """Add the pin problems of ``env`` to ``env.problems``; return warnings."""
-    warnings: list[str] = []
     _check_channels(env, mirrors)
     if not env.platform.endswith("-64"):
-        return warnings
-    cfg = f"{config.path}:{{}}".format
-    built = outputs.versions
-    names = {d.name for d in env.conda_deps}
+        return []
+    cfg = Where(config)
+    python = _check_python(env, config, cfg)
+    _check_numpy(env, config, cfg, python)
+    _check_vc(env, config, cfg)
+    _check_cuda(env, config, cfg)
+    return _check_recipe_packages(env, outputs)
 
+
+@dataclass(frozen=True)
+class Where:
+    """``recipes/conda_build_config.yaml:LINE`` of a matrix key, for messages."""
+
+    config: VariantConfig
+
+    def __call__(self, key: str) -> str:
+        return f"{self.config.path}:{self.config.lines.get(key, 1)}"
+
+
+def _check_python(env: EnvFile, config: VariantConfig, cfg: Where) -> str | None:
+    """The one matrix Python the env pins, or None (with a problem)."""
     python = env.get("python")
-    matrix_pythons = config.values.get("python", [])
-    pinned_python = None
+    pythons = config.values.get("python", [])
+    listed = f"({', '.join(pythons)}, {cfg('python')})"
     if python is None or python.version is None:
         env.add(python.line if python else env.deps_line,
-                f"pin python to one of the recipes' matrix ({', '.join(matrix_pythons)}, "
-                f"{cfg(config.lines.get('python'))})")
-    else:
-        hits = [v for v in matrix_pythons if admits(python.version, v)]
-        if len(hits) != 1:
-            what = "is not in" if not hits else "admits several Pythons of"
-            env.add(python.line, f"python {python.version} {what} the recipes' matrix "
-                                 f"({', '.join(matrix_pythons)}, {cfg(config.lines.get('python'))}):"
-                                 " pin one")
-        else:
-            pinned_python = hits[0]
+                f"pin python to one of the recipes' matrix {listed}")
+        return None
+    hits = [v for v in pythons if admits(python.version, v)]
+    if len(hits) != 1:
+        what = "is not in" if not hits else "admits several Pythons of"
+        env.add(python.line, f"python {python.version} {what} the recipes' matrix {listed}: pin one")
+        return None
+    return hits[0]
 
+
+def _check_numpy(env: EnvFile, config: VariantConfig, cfg: Where, python: str | None) -> None:
     numpy = env.get("numpy")
-    if pinned_python and numpy is not None and names & {"pygpu", "theano"}:
-        zipped = dict(zip(matrix_pythons, config.values.get("numpy", []), strict=False))
-        built_against = zipped.get(pinned_python)
+    names = {d.name for d in env.conda_deps}
+    if python and numpy is not None and names & {"pygpu", "theano"}:
+        zipped = dict(zip(config.values.get("python", []), config.values.get("numpy", []),
+                          strict=False))
+        built_against = zipped.get(python)
         if built_against and not admits(numpy.version, built_against):
             env.add(numpy.line, f"numpy {numpy.version} excludes numpy {built_against}, which pygpu "
-                                f"for python {pinned_python} is built against "
-                                f"({cfg(config.lines.get('numpy'))})")
-        gone = NUMPY_FIRST_WITHOUT.get(pinned_python)
+                                f"for python {python} is built against ({cfg('numpy')})")
+        gone = NUMPY_FIRST_WITHOUT.get(python)
         if gone and admits(numpy.version, gone):
             env.add(numpy.line, f"numpy {numpy.version} admits {gone}, which has no builds for "
-                                f"python {pinned_python}: cap it below {gone}")
+                                f"python {python}: cap it below {gone}")
     if "theano" in names and (numpy is None or admits(numpy.version, NUMPY_THEANO_BREAKS)):
         env.add(numpy.line if numpy else env.deps_line,
                 f"pin numpy below {NUMPY_THEANO_BREAKS}: Theano 1.0.5 uses np.bool and np.complex, "
                 f"removed in numpy {NUMPY_THEANO_BREAKS}")
 
+
+def _check_vc(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
     vc = env.get("vc")
-    matrix_vc = config.values.get("vc", [])
-    if env.platform.startswith("win"):
-        if vc is None or vc.version is None or not matrix_vc or not admits(vc.version, matrix_vc[0]):
-            want = matrix_vc[0] if matrix_vc else "?"
-            env.add(vc.line if vc else env.deps_line,
-                    f"pin vc={want}: the runtime the recipes and Python's Windows builds use "
-                    f"({cfg(config.lines.get('vc'))}; seed 001's vc14 conflicts)")
-    elif vc is not None:
-        env.add(vc.line, "vc is the Windows runtime pin: not on linux-64")
+    matrix = (config.values.get("vc") or [None])[0]
+    if not env.platform.startswith("win"):
+        if vc is not None:
+            env.add(vc.line, "vc is the Windows runtime pin: not on linux-64")
+    elif vc is None or vc.version is None or matrix is None or not admits(vc.version, matrix):
+        env.add(vc.line if vc else env.deps_line,
+                f"pin vc={matrix}: the runtime the recipes and Python's Windows builds use "
+                f"({cfg('vc')}; seed 001's vc14 conflicts)")
 
-    _check_cuda(env, config, cfg)
 
+def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> list[str]:
+    """What recipes/ builds comes from its channel at its version; Theano's companions."""
+    warnings = []
+    built = outputs.versions
+    names = {d.name for d in env.conda_deps}
     for dep in env.conda_deps:
         if dep.name in built:
             if not admits(dep.version, built[dep.name]):
@@ -318,7 +338,7 @@ def check_env(env: EnvFile, config: VariantConfig, outputs: RecipeOutputs, mirro
     return warnings
 
 
-def _check_cuda(env: EnvFile, config: VariantConfig, cfg) -> None:
+def _check_cuda(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
     toolkit, cudnn = env.get("cudatoolkit"), env.get("cudnn")
     facts = {  # FACTS.md: what libgpuarray 0.7.6 and Theano 1.0.5 can load
         "cudatoolkit": ((WIN_CUDA_UNLOADABLE,) if env.platform.startswith("win") else (),
@@ -332,13 +352,12 @@ def _check_cuda(env: EnvFile, config: VariantConfig, cfg) -> None:
         matrix = (config.values.get(key) or [None])[0]
         unloadable, why = facts[key]
         if dep.version is None or matrix is None:
-            env.add(dep.line, f"pin {key} within the recipes' range {matrix} "
-                              f"({cfg(config.lines.get(key))})")
+            env.add(dep.line, f"pin {key} within the recipes' range {matrix} ({cfg(key)})")
         elif any(admits(dep.version, v) for v in unloadable):
             env.add(dep.line, f"{key} {dep.version}: {why}")
         elif outside := escapes(dep.version, matrix):
             env.add(dep.line, f"{key} {dep.version} admits {outside}, outside the recipes' "
-                              f"{config.platform} range {matrix} ({cfg(config.lines.get(key))})")
+                              f"{config.platform} range {matrix} ({cfg(key)})")
     if cudnn is not None:
         build = str(cudnn.spec.build) if cudnn.spec.build else ""
         if toolkit is None:
