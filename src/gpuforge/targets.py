@@ -270,7 +270,12 @@ def _create_conda(target: Target, root: Path, channel: Path | None,
         from gpuforge.yamlio import load_yaml
 
         data = load_yaml(env_file.read_text(encoding="utf-8"), env_file)
-        data["channels"] = [Path(channel).resolve().as_uri(), *(data.get("channels") or [])]
+        uri = Path(channel).resolve().as_uri()
+        data["channels"] = [uri, *(data.get("channels") or [])]
+        # `gpuforge::theano` names the project's channel: take it from the local one instead
+        data["dependencies"] = [f"{uri}::{d.split('::', 1)[1]}" if isinstance(d, str)
+                                and d.startswith("gpuforge::") else d
+                                for d in data.get("dependencies") or []]
         env_file = root.with_suffix(".yml")
         env_file.write_text(json.dumps(dict(data), default=list), encoding="utf-8")
     say(f"{tool}: creating {root} from {target.env_file}" + (f" + {channel}" if channel else ""))
