@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import ROOT, run_cli
 
 from gpuforge.smoke import Settings, failure_text, name_failure, run_checks, run_target
 from gpuforge.targets import LOCAL_TARGETS, NEEDS, ensure_env, missing_needs
@@ -158,3 +158,22 @@ def test_cuda_device_without_a_driver_fails_named_with_its_fix():
     assert exp["reason"] == "device=cuda was requested but exp() ran on the CPU"
     assert any("Could not initialize pygpu" in ln for ln in exp["stderr_tail"])
     assert [f["id"] for f in name_failure(failure_text(exp))][:1] == ["pygpu_load_lib"]
+
+
+def test_env_file_for_a_local_channel_keeps_the_rest(tmp_path):
+    from rattler import MatchSpec
+    from ruamel.yaml import YAML
+
+    from gpuforge.targets import env_file_with_channel
+
+    channel = tmp_path / "channel"
+    channel.mkdir()
+    out = env_file_with_channel(ROOT / "envs" / "gpu-win64.yml", channel, tmp_path / "env.yml")
+    data = YAML(typ="safe").load(out.read_text())
+    assert data["channels"][0] == channel.as_uri() and "defaults" in data["channels"]
+    deps = [d for d in data["dependencies"] if isinstance(d, str)]
+    assert f"{channel.as_uri()}::theano=1.0.5" in deps
+    assert not any(d.startswith("gpuforge::") for d in deps)
+    assert "cudatoolkit=9.0" in deps
+    for dep in deps:
+        MatchSpec(dep)  # still valid conda specs
