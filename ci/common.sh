@@ -12,8 +12,12 @@ STEP=0
 if [ -z "${PYTHON:-}" ]; then
     PYTHON="$(command -v python3 || command -v python || true)"
 fi
-export PYTHONPATH="$ROOT/src${PYTHONPATH:+:$PYTHONPATH}"
-case "$(uname -s)" in MINGW* | MSYS* | CYGWIN*) export PYTHONPATH="${PYTHONPATH//:/;}" ;; esac
+if command -v cygpath >/dev/null 2>&1; then # Git Bash on Windows: a Windows path for Windows Python
+    PYTHONPATH="$(cygpath -w "$ROOT/src")${PYTHONPATH:+;$PYTHONPATH}"
+    export PYTHONPATH
+else
+    export PYTHONPATH="$ROOT/src${PYTHONPATH:+:$PYTHONPATH}"
+fi
 
 say() { printf '%s\n' "$*"; }
 step() { STEP=$((STEP + 1)); printf '==> [%d] %s\n' "$STEP" "$*"; }

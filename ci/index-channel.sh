@@ -18,5 +18,6 @@ printf '    %s\n' "${packages[@]}"
 
 step "conda index $channel"
 need_conda "indexing the channel" build
-conda index "$channel"
+# conda-index (a conda-build dependency) provides `conda index`; older ones only the module.
+conda index "$channel" || conda run -n base python -m conda_index "$channel"
 ls "$channel/$platform/repodata.json"
