@@ -52,6 +52,14 @@ def lint(session: nox.Session) -> None:
     session.run("gpuforge", "envs", "check")
     scripts = sorted(str(p) for p in ROOT.glob("recipes/*/build.sh"))
     session.run("shellcheck", *scripts)
+    # CI: the matrix drift check, actionlint, zizmor (offline), the workflow schema, ci/*.sh.
+    session.install("-e", ".[ci-lint]")
+    session.run("gpuforge", "ci", "render", "--check")
+    workflows = sorted(str(p) for p in ROOT.glob(".github/workflows/*.yml"))
+    session.run("actionlint", *workflows)
+    session.run("zizmor", "--offline", str(ROOT / ".github" / "workflows"))
+    session.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows)
+    session.run("shellcheck", "-x", *sorted(str(p) for p in ROOT.glob("ci/*.sh")))
 
 
 @nox.session
