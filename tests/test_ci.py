@@ -293,7 +293,7 @@ def test_build_stops_before_conda_when_the_matrix_drifted(repo):
     assert "ci/variants/ or the workflow drifted: run `gpuforge ci render` and commit" in proc.stderr
 
 
-def test_smoke_writes_each_env_with_the_local_channel_then_stops_at_conda(repo):
+def test_smoke_lists_the_platforms_env_files_then_stops_at_conda(repo):
     (repo / "envs").mkdir()
     (repo / "envs" / "gpu-linux64.yml").write_text(ENV)
     (repo / "envs" / "gpu-win64.yml").write_text(ENV.replace("linux64", "win64"))
@@ -302,10 +302,6 @@ def test_smoke_writes_each_env_with_the_local_channel_then_stops_at_conda(repo):
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert "    envs/gpu-linux64.yml" in proc.stdout and "gpu-win64" not in proc.stdout
     assert "creating the environments needs it" in proc.stderr
-    from gpuforge.yamlio import load_yaml
-    derived = repo / "build/ci/envs/gpu-linux64.yml"
-    channels = list(load_yaml(derived.read_text(), derived)["channels"])
-    assert channels[0] == (repo / "channel").resolve().as_uri()
 
 
 def test_smoke_without_env_files_or_channel_says_so(repo):

@@ -160,15 +160,15 @@ def test_cuda_device_without_a_driver_fails_named_with_its_fix():
     assert [f["id"] for f in name_failure(failure_text(exp))][:1] == ["pygpu_load_lib"]
 
 
-def test_env_file_for_a_local_channel_keeps_the_rest(tmp_path):
+def test_env_file_for_a_local_channel_takes_gpuforge_packages_from_it(tmp_path):
     from rattler import MatchSpec
     from ruamel.yaml import YAML
 
-    from gpuforge.targets import env_file_with_channel
+    from gpuforge.ci import local_env_file
 
     channel = tmp_path / "channel"
     channel.mkdir()
-    out = env_file_with_channel(ROOT / "envs" / "gpu-win64.yml", channel, tmp_path / "env.yml")
+    out = local_env_file(ROOT / "envs" / "gpu-win64.yml", channel, tmp_path / "env.yml")
     data = YAML(typ="safe").load(out.read_text())
     assert data["channels"][0] == channel.as_uri() and "defaults" in data["channels"]
     deps = [d for d in data["dependencies"] if isinstance(d, str)]

@@ -255,7 +255,8 @@ def env_files(root: Path, platform: str) -> list[Path]:
 
 
 def local_env_file(source: Path, channel: Path, output: Path) -> Path:
-    """Write ``source`` to ``output`` with the local ``channel`` first among its channels."""
+    """Write ``source`` to ``output`` with the local ``channel`` first among its channels,
+    and gpuforge's own packages (``gpuforge::theano``) taken from it."""
     source, channel = Path(source), Path(channel)
     try:
         text = source.read_text(encoding="utf-8")
@@ -277,6 +278,11 @@ def local_env_file(source: Path, channel: Path, output: Path) -> Path:
     while url in channels:
         channels.remove(url)
     channels.insert(0, url)
+    # `gpuforge::theano` names the project's channel: take those from the local one
+    deps = doc["dependencies"]
+    for i, dep in enumerate(deps):
+        if isinstance(dep, str) and dep.startswith("gpuforge::"):
+            deps[i] = f"{url}::{dep.split('::', 1)[1]}"
     buffer = io.StringIO()
     yaml = YAML(typ="rt", pure=True)
     yaml.width = 4096

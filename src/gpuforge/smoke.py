@@ -183,8 +183,13 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
     if base.startswith("/") and refuse_32bit(result, base):
         return result
     say(f"[{target.name}] environment")
-    tenv = ensure_env(target, settings.cache_dir, settings.channel, settings.fresh,
-                      say=lambda m: say(f"[{target.name}]   {m}"))
+    try:
+        tenv = ensure_env(target, settings.cache_dir, settings.channel, settings.fresh,
+                          say=lambda m: say(f"[{target.name}]   {m}"))
+    except GpuforgeError as exc:  # e.g. a conda solve that fails: the target fails, others run
+        result.status, result.reason = "fail", f"the environment could not be made: {exc}"
+        result.findings = name_failure(str(exc))
+        return result
     result.python, result.env_created, result.env_seconds = str(tenv.python), tenv.created, tenv.seconds
     if refuse_32bit(result, str(tenv.python)):
         return result

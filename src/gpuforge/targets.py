@@ -260,21 +260,6 @@ def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None
               "--disable-pip-version-check", *target.pip])
 
 
-def env_file_with_channel(env_file: Path, channel: Path, dest: Path) -> Path:
-    """A copy of ``env_file`` that takes gpuforge's packages from a local ``channel``."""
-    from gpuforge.yamlio import load_yaml
-
-    data = load_yaml(Path(env_file).read_text(encoding="utf-8"), Path(env_file))
-    uri = Path(channel).resolve().as_uri()
-    data["channels"] = [uri, *(data.get("channels") or [])]
-    # `gpuforge::theano` names the project's channel: take it from the local one instead
-    data["dependencies"] = [f"{uri}::{d.split('::', 1)[1]}" if isinstance(d, str)
-                            and d.startswith("gpuforge::") else d
-                            for d in data.get("dependencies") or []]
-    dest.write_text(json.dumps(dict(data), default=list, indent=1), encoding="utf-8")  # JSON is YAML
-    return dest
-
-
 def _create_conda(target: Target, root: Path, channel: Path | None,
                   say: Callable[[str], None]) -> None:
     tool = conda_tool()
@@ -282,7 +267,9 @@ def _create_conda(target: Target, root: Path, channel: Path | None,
         raise GpuforgeError(NEEDS["conda"][1])
     env_file = Path(str(target.env_file))
     if channel:
-        env_file = env_file_with_channel(env_file, channel, root.with_suffix(".yml"))
+        from gpuforge.ci import local_env_file
+
+        env_file = local_env_file(env_file, channel, root.with_suffix(".yml"))
     say(f"{tool}: creating {root} from {target.env_file}" + (f" + {channel}" if channel else ""))
     create = [tool, "create", "-y"] if tool == "micromamba" else [tool, "env", "create"]
     _run([*create, "-p", str(root), "-f", str(env_file)])
