@@ -177,3 +177,13 @@ def test_env_file_for_a_local_channel_takes_gpuforge_packages_from_it(tmp_path):
     assert "cudatoolkit=9.0" in deps
     for dep in deps:
         MatchSpec(dep)  # still valid conda specs
+
+
+def test_an_environment_that_cannot_be_made_is_a_failed_target(tmp_path):
+    """Real pip, a pin that does not exist: the target fails with pip's words, nothing raises."""
+    target = dataclasses.replace(_need("cpu"), name="cpu-broken", pip=("numpy==0.0.1",))
+    result = run_target(target, Settings(cache_dir=tmp_path), say=lambda _: None)
+    assert result.status == "fail"
+    assert result.reason.startswith("the environment could not be made: `")
+    assert "numpy==0.0.1" in result.reason
+    assert not list(tmp_path.glob("targets/*/.gpuforge-ready"))
