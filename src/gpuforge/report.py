@@ -50,7 +50,7 @@ def _check_summary(check: dict[str, Any]) -> str:
 
 
 def print_table(results: list[TargetResult], console: Console) -> None:
-    table = Table(title="gpu_smoke", show_lines=True)
+    table = Table(title="gpu_smoke")
     for column in ("target", "status", "check", "result"):
         table.add_column(column, overflow="fold")
     for r in results:
@@ -59,11 +59,11 @@ def print_table(results: list[TargetResult], console: Console) -> None:
                 for c in r.checks + r.import_tests]
         if not rows:
             rows = [("", "", r.reason)]
+        rows += [(f"[bold]{f['id']}[/]", "", f"{f['title']}\nfix: {f['fix']}") for f in r.findings]
         for i, (check, status, summary) in enumerate(rows):
             table.add_row(r.name if i == 0 else "", f"[{style}]{r.status}[/]" if i == 0 else "",
-                          f"{check} [{STYLE.get(status, '')}]{status}[/]" if check else "", summary)
-        for finding in r.findings:
-            table.add_row("", "", f"[bold]{finding['id']}[/]", f"{finding['title']}\nfix: {finding['fix']}")
+                          f"{check} [{STYLE.get(status, '')}]{status}[/]" if status else check, summary,
+                          end_section=i == len(rows) - 1)
     console.print(table)
 
 
