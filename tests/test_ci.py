@@ -69,7 +69,7 @@ def test_matrix_is_the_python_numpy_zip_and_one_libgpuarray_build(platform):
     zipped = list(zip(values["python"], values["numpy"], strict=True))
     variants = [j for j in mine if j["stage"] == "variant"]
     assert [(j["pins"]["python"], j["pins"]["numpy"]) for j in variants] == zipped
-    assert all(j["recipes"] == ["pygpu", "theano"] for j in variants)
+    assert all(j["recipes"] == ["pygpu", "theano", "theano-gpu-config"] for j in variants)
     assert all(j["runner"] == ("windows-2022" if platform == "win-64" else "ubuntu-24.04") for j in mine)
 
 
@@ -153,7 +153,7 @@ def test_broken_variant_config_is_one_located_error_and_nothing_written(repo):
 
 
 def test_a_recipe_needing_theano_builds_per_variant_and_a_python_free_one_once(repo):
-    for name, run_dep in (("theano-gpu-config", "theano"), ("gpuarray-headers", "libgpuarray")):
+    for name, run_dep in (("theano-plugin", "theano"), ("gpuarray-headers", "libgpuarray")):
         (repo / "recipes" / name).mkdir()
         (repo / "recipes" / name / "meta.yaml").write_text(
             f"package:\n  name: {name}\n  version: 1.0\n\nbuild:\n  number: 0\n\n"
@@ -161,14 +161,15 @@ def test_a_recipe_needing_theano_builds_per_variant_and_a_python_free_one_once(r
     plan = make_plan(repo)
     linux = [j for j in plan.jobs if j.platform == "linux-64"]
     assert [r.name for r in linux[0].recipes] == ["libgpuarray", "gpuarray-headers"]
-    assert [r.name for r in linux[1].recipes] == ["pygpu", "theano", "theano-gpu-config"]
+    assert [r.name for r in linux[1].recipes] == ["pygpu", "theano", "theano-gpu-config",
+                                                  "theano-plugin"]
 
 
 def test_build_args_name_the_job_config_and_only_local_or_https_channels():
     proc = run_cli("ci", "build-args", "win-64_python3.6_numpy1.16", "--channel", "channel")
     assert proc.returncode == 0, proc.stderr
     args = proc.stdout.splitlines()
-    assert args[:4] == ["recipes/pygpu", "recipes/theano", "-m",
+    assert args[:5] == ["recipes/pygpu", "recipes/theano", "recipes/theano-gpu-config", "-m",
                         "ci/variants/win-64_python3.6_numpy1.16.yaml"]
     channels = [args[i + 1] for i, a in enumerate(args) if a == "-c"]
     assert channels == [(ROOT / "channel").as_uri(), "https://repo.anaconda.com/pkgs/main",
@@ -267,8 +268,8 @@ def test_build_runs_up_to_conda_and_says_how_to_get_it():
     assert steps == ["generated CI files match recipes/conda_build_config.yaml",
                      "conda build arguments for linux-64_python3.7_numpy1.16",
                      "host is linux-64", "conda and conda-build"]
-    assert ("conda build recipes/pygpu recipes/theano -m ci/variants/linux-64_python3.7_numpy1.16.yaml"
-            in proc.stdout)
+    assert ("conda build recipes/pygpu recipes/theano recipes/theano-gpu-config "
+            "-m ci/variants/linux-64_python3.7_numpy1.16.yaml" in proc.stdout)
     assert proc.stderr.splitlines() == [
         "build.sh: error: conda is not installed: conda build needs it. Install Miniforge "
         "(https://github.com/conda-forge/miniforge), then `conda install -n base conda-build`, and run "

@@ -44,8 +44,9 @@ def install(prefix: Path, compiler_log: Path | None = None) -> Path:
     log = compiler_log or prefix / "cxx.log"
     gxx.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec {shutil.which("g++")} "$@"\n')
     gxx.chmod(0o755)
+    # as gxx_linux-64's activation in conda-build's build env: GXX the g++, CXX the c++
     env = dict(os.environ, PREFIX=str(prefix), RECIPE_DIR=str(RECIPE), PKG_NAME=PKG,
-               CXX=str(gxx))
+               GXX=f"/build_env/bin/{GXX_NAME}", CXX=f"/build_env/bin/{GXX_NAME[:-3]}c++")
     subprocess.run(["bash", str(RECIPE / "build.sh")], cwd=RECIPE, env=env, check=True,
                    capture_output=True, text=True)
     return prefix

@@ -5,8 +5,11 @@
 set -euo pipefail
 
 # The environment's g++: the binary of the cxx compiler package, which is a run
-# requirement too (gxx_linux-64 7.3.0: x86_64-conda_cos6-linux-gnu-g++).
-cxx="${PREFIX}/bin/$(basename "${CXX:?CXX is not set: the cxx compiler must be a build requirement}")"
+# requirement too (gxx_linux-64 7.3.0: x86_64-conda_cos6-linux-gnu-g++). Its
+# activation sets GXX to the g++ and CXX to the c++ of the same compiler;
+# Theano wants the g++ name.
+gxx="${GXX:-${CXX:?neither GXX nor CXX is set: the cxx compiler must be a build requirement}}"
+cxx="${PREFIX}/bin/$(basename "${gxx}")"
 
 for change in activate deactivate; do
     mkdir -p "${PREFIX}/etc/conda/${change}.d"
