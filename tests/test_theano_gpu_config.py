@@ -381,3 +381,28 @@ def test_bat_activation_under_wine(wine, tmp_path, state):
     assert snaps["active"]["MKL_THREADING_LAYER"] == "GNU"
     for key in ("THEANORC", "MKL_THREADING_LAYER", *SAVED):
         assert snaps["after"].get(key) == snaps["before"].get(key), key
+
+
+@pytest.mark.slow
+def test_build_local_runs_build_sh_and_the_activated_test_section(python37, tmp_path):
+    """`gpuforge recipes build-local theano-gpu-config`: the recipe's own files as source,
+    GXX/CXX as the compiler activation sets them, and the test section run with the
+    prefix's activate.d scripts sourced, as conda-build does."""
+    from conftest import THEANO_PINS
+
+    prefix = tmp_path / "prefix"
+    subprocess.run([python37, "-m", "venv", str(prefix)], check=True, timeout=300)
+    pip = subprocess.run([str(prefix / "bin" / "python"), "-m", "pip", "install", "-q",
+                          "--disable-pip-version-check", *THEANO_PINS],
+                         capture_output=True, text=True, timeout=900)
+    if pip.returncode != 0:
+        pytest.skip(f"needs {' '.join(THEANO_PINS)} from PyPI: {pip.stderr.strip()[-200:]}")
+    proc = run_cli("recipes", "build-local", PKG, "--python", python37, "--prefix", str(prefix),
+                   "--work-dir", str(tmp_path / "work"), **theano_env(tmp_path / "home"))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert f"source: {RECIPE} (the recipe's own files)" in out
+    assert "activation: theano-gpu-config_activate.sh" in out
+    assert f"cxx = {prefix}/bin/g++" in out  # GXX: this machine's g++, linked into the prefix
+    assert "theano-gpu-config: Theano uses this environment's settings" in out
+    assert "theano-gpu-config 0.1.0: build and test passed" in out

@@ -37,8 +37,10 @@ PLATFORM = "linux-64"
 PYPI_NAMES = {"numpy", "scipy", "six", "cython", "mako", "setuptools", "pip", "nose", "wheel"}
 # conda packages this machine provides as programs on PATH.
 HOST_TOOLS = {"cmake": "cmake", "make": "make", "gcc_linux-64": "gcc", "gxx_linux-64": "g++"}
+# What the compilers' activation exports in conda-build's build env (ctng-compiler-activation).
+COMPILER_VARS = {"gcc_linux-64": ("CC",), "gxx_linux-64": ("CXX", "GXX")}
 # conda packages that an earlier build-local run put into the same prefix.
-LOCAL_BUILDS = {"libgpuarray": "lib/libgpuarray.so", "pygpu": None}
+LOCAL_BUILDS = {"libgpuarray": "lib/libgpuarray.so", "pygpu": None, "theano": None}
 APT_HINT = "apt-get install -y cmake make gcc g++"
 
 
@@ -150,6 +152,10 @@ class BuildLocal:
         extra = self.rendered.meta.get("extra") or {}
         alternates = tuple(v for k, v in extra.items() if k.endswith("sha256"))
         source = Source(str(src.get("url", "")), str(src.get("sha256", "")), alternates)
+        if self.source_path is None and "url" not in src and "path" in src:
+            tree = (self.recipe.path / str(src["path"])).resolve()
+            self.say(f"source: {tree} (the recipe's own files)")
+            return unpack(tree, self.work / "src")
         if self.source_path is None:
             tarball = fetch(source, self.cache_dir, say=self.say)
         elif self.source_path.is_dir():
@@ -236,6 +242,10 @@ class BuildLocal:
                 p for p in (str(self.prefix / "lib"), os.environ.get("LD_LIBRARY_PATH")) if p),
             PIP_NO_INDEX=os.environ.get("PIP_NO_INDEX", ""),
         )
+        build = {s.split()[0] for s in self.rendered.requirements.get("build", [])}
+        for package, names in COMPILER_VARS.items():
+            tool = shutil.which(HOST_TOOLS[package]) if package in build else None
+            env.update(dict.fromkeys(names, tool) if tool else {})
         env.pop("VIRTUAL_ENV", None)
         env.pop("PYTHONHOME", None)
         env.pop("PYTHONPATH", None)
@@ -295,11 +305,25 @@ class BuildLocal:
             shutil.copy2(self.recipe.path / name, test_dir / Path(name).name)
         env = self.env()
         env.setdefault("THEANO_FLAGS", f"base_compiledir={self.work / 'theano-compiledir'}")
+        run = {s.split()[0] for s in r.requirements.get("run", [])}
+        for package in sorted(run & COMPILER_VARS.keys()):  # the compiler package's binary
+            tool = Path(shutil.which(HOST_TOOLS[package]) or HOST_TOOLS[package])
+            link = self.prefix / "bin" / tool.name
+            if not link.exists():
+                link.symlink_to(tool)
+                self.say(f"    stand-in for {package}: {link} -> {tool}")
+        # conda-build activates the test environment: the prefix's activate.d scripts run.
+        activate = sorted((self.prefix / "etc" / "conda" / "activate.d").glob("*.sh"))
+        if activate:
+            env["CONDA_PREFIX"] = str(self.prefix)
+            self.say(f"    activation: {', '.join(p.name for p in activate)}")
+        prelude = "".join(f'. "{p}"\n' for p in activate)
         python = str(self.prefix / "bin" / "python")
         for module in test.get("imports") or []:
             self._step(f"test: import {module}")
-            self._run([python, "-c", f"import {module}"], cwd=test_dir, env=env, echo=True)
+            self._run(["bash", "-e", "-c", f'{prelude}"{python}" -c "import {module}"'],
+                      cwd=test_dir, env=env, echo=True)
         for command in test.get("commands") or []:
             self._step(f"test: {command}")
-            self._run(["bash", "-e", "-c", command], cwd=test_dir, env=env, echo=True)
+            self._run(["bash", "-e", "-c", prelude + command], cwd=test_dir, env=env, echo=True)
         self._step(f"{r.name} {r.version}: build and test passed (prefix {self.prefix})")
