@@ -13,7 +13,7 @@ from gpuforge.yamlio import load_yaml
 
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
 CONDITION = re.compile(
-    r"^(?P<not>not\s+)?(?P<path>[\w.\-]+)(?:\s*(?P<op>==|!=|>=|<=|>|<|~)\s*(?P<value>.*))?$")
+    r"^(?P<not>not\s+)?(?P<path>[\w.\-]+)(?:\s*(?P<op>==|!=|>=|<=|>|<|~)\s*(?P<value>\S.*))?$")
 PLATFORMS = ("all", "linux", "win")
 
 

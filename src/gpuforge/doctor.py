@@ -163,6 +163,10 @@ class Report:
 
 
 def diagnose_facts_report(facts: dict[str, Any], start: float) -> Report:
+    for rc in lookup(facts, "config.files") or []:
+        if rc.get("error"):  # Theano itself cannot read it: fix the file first
+            err = rc["error"]
+            raise GpuforgeError(f"invalid Theano config file: {err['message']}", rc["path"], err["line"])
     derive(facts)
     findings = diagnose(error_text(facts), facts, host_platform(facts))
     return Report(findings, facts, time.monotonic() - start)
@@ -510,7 +514,10 @@ def apply_fixes(findings: list[Finding], facts: dict[str, Any] | None, env_file:
         if entry.get("error"):
             err = entry["error"]
             raise GpuforgeError(f"cannot fix: {err['message']}", entry["path"], err["line"])
-    fixer = Fixer(dict(facts or {}, config=config), config, env_file)
+    facts = dict(facts or {}, config=config)
+    if "derived" not in facts:  # a pasted log: the local config is all there is
+        derive(facts)
+    fixer = Fixer(facts, config, env_file)
     changes = fixer.plan(findings)
     fixer.validate()
     written: list[Path] = []
