@@ -237,7 +237,8 @@ def test_ini_edits_keep_everything_else() -> None:
 
 
 @pytest.mark.parametrize("name, text, expected", [
-    ("requirements.txt", "Theano==1.0.5\nnumpy==1.24.4  # newest\nscipy\n", "Theano==1.0.5\nnumpy<1.24\nscipy\n"),
+    ("requirements.txt", "Theano==1.0.5\nnumpy==1.24.4  # newest\nscipy\n",
+     "Theano==1.0.5\nnumpy<1.24\nscipy\n"),
     ("requirements.txt", "Theano==1.0.5\n", "Theano==1.0.5\nnumpy<1.24\n"),
     ("environment.yml", "name: t\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - numpy=1.24\n"
      "  - theano\n", "name: t\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - numpy<1.24\n"
@@ -257,7 +258,8 @@ def test_a_broken_env_file_is_a_located_error(tmp_path: Path) -> None:
     proc = run_cli("doctor", "--log", str(log), "--fix", "--env-file", str(env),
                    THEANORC=str(tmp_path / "rc"))
     assert proc.returncode == 2 and proc.stderr.startswith(f"gpuforge: error: {env}:")
-    assert env.read_text(encoding="utf-8").endswith(" - bad\n") and not (tmp_path / "environment.yml.bak").exists()
+    assert env.read_text(encoding="utf-8").endswith(" - bad\n")
+    assert not (tmp_path / "environment.yml.bak").exists()
 
 
 def test_fix_from_a_pasted_log_writes_theanorc_with_a_backup(tmp_path: Path) -> None:

@@ -642,8 +642,8 @@ def import_facts(self_cmd, skip, timeout, shadows):
 def header_facts(imports, config, compiler):
     """Where Theano would find gpuarray/array.h when compiling GPU ops (FACTS.md)."""
     pygpu = imports.get("pygpu", {})
-    if not pygpu.get("get_include"):
-        return {"checked": False}
+    if not pygpu.get("get_include") or not compiler.get("cxx_resolved"):
+        return {"checked": False}  # no pygpu, or no compiler to compile GPU ops with
     dirs = [pygpu["get_include"], imports.get("numpy", {}).get("get_include"),
             os.path.join(sys.exec_prefix, "include")]
     if WIN:
