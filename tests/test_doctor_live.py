@@ -395,7 +395,8 @@ def test_conda_eof_a_cut_package_in_pkgs(opencl: TargetEnv, tmp_path: Path) -> N
 def test_mp_spawn_without_the_main_guard(tmp_path: Path) -> None:
     """Windows' start method (spawn) re-imports a script that starts a process at module level."""
     script = tmp_path / "train.py"
-    start = "mp.set_start_method('spawn', force=True)\np = mp.Process(target=work, args=(3,))\np.start()\np.join()\n"
+    start = ("mp.set_start_method('spawn', force=True)\np = mp.Process(target=work, args=(3,))\n"
+             "p.start()\np.join()\n")
     head = "import multiprocessing as mp\n\n\ndef work(i):\n    print(i * i)\n\n\n"
     script.write_text(head + start, encoding="utf-8")
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path,
