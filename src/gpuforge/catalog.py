@@ -217,8 +217,8 @@ def diagnose_facts(facts: dict[str, Any], platform: str) -> list[Finding]:
             if not held:
                 break
             c, value = held[0]
-            if value not in (None, True, False, "", [], {}) or c.op:
-                evidence.append(f"{c.path} = {_short(value)}")
+            trivial = value is None or isinstance(value, bool) or value in ("", [], {})
+            evidence.append(c.text if trivial and not c.op else f"{c.path} = {_short(value)}")
         else:
             findings.append(Finding(e, "; ".join(evidence)))
     return findings

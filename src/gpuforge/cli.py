@@ -75,7 +75,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         text = doctor.read_log(args.facts)
         report = doctor.diagnose_facts_report(doctor.parse_report(text, args.facts), 0.0)
     else:
-        report = doctor.doctor_python(args.python or sys.executable, timeout=args.timeout)
+        report = doctor.doctor_python(args.python or doctor.default_python(), timeout=args.timeout)
     say = (lambda line: print(line, file=sys.stderr)) if args.json else print
     if args.fix and report.findings:
         if not args.json:
@@ -83,7 +83,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         written = doctor.apply_fixes(report.findings, report.facts, args.env_file, out=say)
         if written and not (args.log or args.facts):
             say("\nafter the fixes:")
-            report = doctor.doctor_python(args.python or sys.executable, timeout=args.timeout)
+            report = doctor.doctor_python(args.python or doctor.default_python(), timeout=args.timeout)
             if not args.json:
                 doctor.print_report(report)
     elif not args.json:
@@ -136,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     doctor = commands.add_parser(
         "doctor", help="name the known failures of an environment (or of a log) and their fixes")
-    doctor.add_argument("--python", help="interpreter to probe (default: the one running gpuforge)")
+    doctor.add_argument("--python", help="interpreter to probe (default: the first python on PATH, "
+                                         "i.e. the activated environment's)")
     source = doctor.add_mutually_exclusive_group()
     source.add_argument("--log", metavar="FILE",
                         help="diagnose a pasted traceback or console log ('-': stdin)")

@@ -12,6 +12,7 @@ import difflib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -70,6 +71,11 @@ def run_probe(python: str, timeout: float = 180, cwd: Path | None = None,
         tail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or ["no output"])[-1]
         raise GpuforgeError(f"the probe printed no report (exit {proc.returncode}): {tail[:200]}", python)
     return parse_report(proc.stdout, python)
+
+
+def default_python() -> str:
+    """The interpreter a user would run: the first python on PATH (the activated environment's)."""
+    return shutil.which("python") or shutil.which("python3") or sys.executable
 
 
 def derive(facts: dict[str, Any]) -> dict[str, Any]:
