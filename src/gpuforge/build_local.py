@@ -270,6 +270,10 @@ class BuildLocal:
         self.work.mkdir(parents=True, exist_ok=True)
         (self.work / "build.log").write_text("", encoding="utf-8")
         src = self._source_tree()
+        license_file = (r.meta.get("about") or {}).get("license_file")
+        if license_file and not (src / str(license_file)).is_file():
+            raise GpuforgeError(f"about/license_file {license_file!r} is not in the source "
+                                "(conda-build would fail here)", self.recipe.meta_path)
         self._ensure_prefix()
         reqs = r.requirements
         self._provide(reqs.get("build", []) + reqs.get("host", []), "build/host")

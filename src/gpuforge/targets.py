@@ -5,7 +5,10 @@ Local targets run for real on a Linux host without conda:
 - ``opencl``: the system python3 with Debian's python3-pygpu + libgpuarray and
   pocl's OpenCL CPU device, in a venv with the system site packages and the
   pins that make Theano 1.0.5 work on Python 3.11 (FACTS.md);
-- ``cuda``: the same stack on ``device=cuda0``, where an NVIDIA driver is present.
+- ``torch``: the system python3 with PyTorch 2.13.0's CPU build (from a local
+  wheel) beside Theano, for the torch check and the torch._C shadow test;
+- ``cuda``: the same stack as ``opencl`` on ``device=cuda0``, where an NVIDIA
+  driver is present.
 Conda targets are the env files in envs/ for the host's platform, created
 with conda, mamba or micromamba when one is installed.
 
@@ -25,13 +28,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError
 from gpuforge.sources import default_cache_dir
 
-APT = "sudo apt-get install -y $(grep -v '^#' ci/apt-packages.txt)"
+APT = "apt-get install -y $(grep -v '^#' ci/apt-packages.txt)  (as root)"
 CONDA_TOOLS = ("micromamba", "mamba", "conda")
 READY_MARK = ".gpuforge-ready"
 
@@ -52,40 +55,54 @@ class Target:
     require_cuda: bool = False
 
     def spec_hash(self) -> str:
-        return hashlib.sha256(json.dumps(asdict(self), sort_keys=True).encode()).hexdigest()[:12]
+        """Hash of what the environment is made of (not the run-time flags)."""
+        spec = [self.python, self.pip, self.system_site_packages, self.env_file]
+        return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:12]
 
 
 # The local targets. Pins: FACTS.md ("Measured on this kind of machine").
+CPU = Target(
+    name="cpu",
+    description="pyenv Python 3.7 + numpy 1.19.5 + scipy 1.7.3 + Theano 1.0.5 (PyPI), device=cpu",
+    python="pyenv:3.7",
+    device="cpu",
+    pip=("numpy==1.19.5", "scipy==1.7.3", "six==1.16.0", "Theano==1.0.5"),
+    needs=("pyenv-3.7", "g++"),
+)
+OPENCL = Target(
+    name="opencl",
+    description="system python3 + Debian python3-pygpu/libgpuarray + pocl, device=opencl0:0",
+    python="/usr/bin/python3",
+    device="opencl0:0",
+    # numpy < 1.24 for Theano; blas.ldflags set: numpy 1.23's distutils has no
+    # blas_opt_info on 3.11; local_gpua_gemv excluded: GpuGemv through CLBlast
+    # leaks NaN from uninitialised memory (opencl_gemv_beta0).
+    theano_flags=("blas.ldflags=", "optimizer_excluding=local_gpua_gemv"),
+    pip=("numpy==1.23.5", "scipy==1.10.1", "six==1.16.0", "Theano==1.0.5"),
+    system_site_packages=True,
+    needs=("system-pygpu", "opencl-icd", "g++"),
+)
 LOCAL_TARGETS = (
-    Target(
-        name="cpu",
-        description="pyenv Python 3.7 + numpy 1.19.5 + scipy 1.7.3 + Theano 1.0.5 (PyPI), device=cpu",
-        python="pyenv:3.7",
+    CPU,
+    OPENCL,
+    replace(
+        OPENCL,
+        name="torch",
+        description="system python3 + PyTorch 2.13.0 (CPU build) + Theano 1.0.5, device=cpu",
         device="cpu",
-        pip=("numpy==1.19.5", "scipy==1.7.3", "six==1.16.0", "Theano==1.0.5"),
-        needs=("pyenv-3.7", "g++"),
+        theano_flags=("blas.ldflags=",),
+        # Only from a local wheel: from the index, torch pulls GBs of CUDA packages.
+        pip=(*OPENCL.pip, "torch==2.13.0"),
+        system_site_packages=False,
+        needs=("torch-wheel", "g++"),
     ),
-    Target(
-        name="opencl",
-        description="system python3 + Debian python3-pygpu/libgpuarray + pocl, device=opencl0:0",
-        python="/usr/bin/python3",
-        device="opencl0:0",
-        # numpy < 1.24 for Theano; blas.ldflags set: numpy 1.23's distutils has no
-        # blas_opt_info on 3.11; local_gpua_gemv excluded: GpuGemv through CLBlast
-        # leaks NaN from uninitialised memory (opencl_gemv_beta0).
-        theano_flags=("blas.ldflags=", "optimizer_excluding=local_gpua_gemv"),
-        pip=("numpy==1.23.5", "scipy==1.10.1", "six==1.16.0", "Theano==1.0.5"),
-        system_site_packages=True,
-        needs=("system-pygpu", "opencl-icd", "g++"),
-    ),
-    Target(
+    # The opencl environment itself (same pins, same folder) on the NVIDIA GPU.
+    replace(
+        OPENCL,
         name="cuda",
         description="system python3 + Debian python3-pygpu/libgpuarray on an NVIDIA GPU, device=cuda0",
-        python="/usr/bin/python3",
         device="cuda0",
         theano_flags=("blas.ldflags=",),
-        pip=("numpy==1.23.5", "scipy==1.10.1", "six==1.16.0", "Theano==1.0.5"),
-        system_site_packages=True,
         needs=("system-pygpu", "nvidia-driver", "g++"),
         require_cuda=True,
     ),
@@ -114,6 +131,12 @@ def _nvidia_driver() -> bool:
     return True
 
 
+def _local_wheel(pattern: str) -> bool:
+    """Is a wheel matching ``pattern`` in pip's find-links folders (PIP_FIND_LINKS)?"""
+    folders = os.environ.get("PIP_FIND_LINKS", "").split()
+    return any(list(Path(f).glob(pattern)) for f in folders if Path(f).is_dir())
+
+
 def conda_tool() -> str | None:
     """The first of micromamba, mamba, conda on PATH."""
     return next((t for t in CONDA_TOOLS if shutil.which(t)), None)
@@ -124,11 +147,15 @@ NEEDS: dict[str, tuple[Callable[[], bool], str]] = {
     "pyenv-3.7": (lambda: _pyenv_python("3.7") is not None,
                   "pyenv's Python 3.7 is missing: `pyenv install 3.7.16`"),
     "g++": (lambda: shutil.which("g++") is not None,
-            "no g++ on PATH (Theano compiles with it): `sudo apt-get install -y g++`"),
+            "no g++ on PATH (Theano compiles with it): `apt-get install -y g++`"),
     "system-pygpu": (_system_pygpu,
                      f"Debian's python3-pygpu is not importable by /usr/bin/python3: `{APT}`"),
     "opencl-icd": (lambda: any(Path("/etc/OpenCL/vendors").glob("*.icd")),
                    f"no OpenCL driver (/etc/OpenCL/vendors/*.icd): `{APT}` (pocl-opencl-icd)"),
+    "torch-wheel": (lambda: _local_wheel("torch-2.13.0+cpu-*.whl"),
+                    "no local CPU wheel of torch 2.13.0 in $PIP_FIND_LINKS: `pip download "
+                    "torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu -d DIR`, "
+                    "then PIP_FIND_LINKS=DIR"),
     "nvidia-driver": (_nvidia_driver,
                       "no NVIDIA driver (libcuda.so.1 does not load): run on a machine with an "
                       "NVIDIA GPU and its driver"),
@@ -188,7 +215,7 @@ class TargetEnv:
         return env
 
 
-def _run(cmd: list[str], say: Callable[[str], None]) -> None:
+def _run(cmd: list[str]) -> None:
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = "\n".join("    | " + ln for ln in (proc.stdout + proc.stderr).splitlines()[-12:])
@@ -226,11 +253,11 @@ def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None
     if target.system_site_packages:
         cmd.insert(3, "--system-site-packages")
     say(f"creating venv {root} from {base}")
-    _run(cmd, say)
+    _run(cmd)
     if target.pip:
         say(f"pip install {' '.join(target.pip)}")
         _run([str(root / "bin" / "python"), "-m", "pip", "install", "-q",
-              "--disable-pip-version-check", *target.pip], say)
+              "--disable-pip-version-check", *target.pip])
 
 
 def _create_conda(target: Target, root: Path, channel: Path | None,
@@ -239,13 +266,10 @@ def _create_conda(target: Target, root: Path, channel: Path | None,
     if tool is None:
         raise GpuforgeError(NEEDS["conda"][1])
     env_file = Path(str(target.env_file))
-    if channel:  # the freshly built packages first, then the env's own channels
-        from gpuforge.yamlio import load_yaml
+    if channel:
+        from gpuforge.ci import local_env_file
 
-        data = load_yaml(env_file.read_text(encoding="utf-8"), env_file)
-        data["channels"] = [Path(channel).resolve().as_uri(), *(data.get("channels") or [])]
-        env_file = root.with_suffix(".yml")
-        env_file.write_text(json.dumps(dict(data), default=list), encoding="utf-8")
+        env_file = local_env_file(env_file, channel, root.with_suffix(".yml"))
     say(f"{tool}: creating {root} from {target.env_file}" + (f" + {channel}" if channel else ""))
     create = [tool, "create", "-y"] if tool == "micromamba" else [tool, "env", "create"]
-    _run([*create, "-p", str(root), "-f", str(env_file)], say)
+    _run([*create, "-p", str(root), "-f", str(env_file)])

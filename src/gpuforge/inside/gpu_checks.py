@@ -20,6 +20,9 @@ import traceback
 
 RESULT_MARK = "GPUFORGE_RESULT "
 CPU_BLAS = ("Gemv", "CGemv", "Gemm", "CGemm")
+# Seed 004's exercise trains at 0.01 for 10000 steps; 10x the rate for 300 steps
+# reaches the same accuracy (0.945 at 200) in seconds.
+LEARNING_RATE = 0.1
 GPU_BLAS = ("GpuGemv", "GpuGemm")
 
 
@@ -148,6 +151,20 @@ def stable_loss(data_x, data_y, w, b):
     return float(numpy.mean(numpy.logaddexp(0, z) - data_y * z))
 
 
+def numpy_logreg_seconds(data_x, data_y, rng, steps, lr=LEARNING_RATE):
+    """The same training in plain numpy: the baseline for the same work."""
+    import numpy
+    w = rng.randn(data_x.shape[1]).astype(data_x.dtype)
+    b = 0.0
+    start = time.time()
+    for _ in range(steps):
+        p_1 = 1 / (1 + numpy.exp(-data_x.dot(w) - b))
+        delta = (p_1 - data_y) / len(data_y)
+        w = w - lr * (data_x.T.dot(delta) + 0.02 * w)
+        b = b - lr * delta.sum()
+    return time.time() - start
+
+
 def check_logreg(opts):
     """Seed 004's exercise: logistic regression must train, and say where Gemv ran."""
     import numpy
@@ -169,7 +186,8 @@ def check_logreg(opts):
     cost = tt.cast(xent.mean(), floatx) + 0.01 * (w ** 2).sum()
     gw, gb = tt.grad(cost, [w, b])
     train = theano.function([], [prediction, xent],
-                            updates=[(w, w - 0.01 * gw), (b, b - 0.01 * gb)], name="train")
+                            updates=[(w, w - LEARNING_RATE * gw), (b, b - LEARNING_RATE * gb)],
+                            name="train")
     predict = theano.function([], prediction, name="predict")
     ops = op_names(train)
     gemv = "gpu" if any(o in GPU_BLAS for o in ops) else \
@@ -180,17 +198,20 @@ def check_logreg(opts):
         train()
     seconds = time.time() - start
     end_loss = stable_loss(data_x, data_y, w.get_value(), b.get_value())
+    info["numpy_seconds"] = numpy_logreg_seconds(data_x, data_y, rng, opts["steps"])
     losses = [start_loss, end_loss]
     accuracy = float(numpy.mean(numpy.asarray(predict()) == data_y))
     finite = all(numpy.isfinite(v) for v in losses)
     info.update(ops=sorted(set(ops)), gemv_on=gemv, steps=opts["steps"], seconds=seconds,
                 first_loss=losses[0], last_loss=losses[-1], accuracy=accuracy,
                 w_finite=bool(numpy.all(numpy.isfinite(w.get_value()))))
+    where = "with %s on %s" % ("GpuGemv" if gemv == "gpu" else "Gemv", info["requested_device"])
     if not finite or not info["w_finite"]:
-        info.update(status="fail", reason="training produced NaN/inf (loss %r)" % losses)
+        info.update(status="fail", reason="training produced NaN/inf %s (loss %r, accuracy %.3f)"
+                    % (where, losses, accuracy))
     elif not (losses[-1] < losses[0] and accuracy >= 0.9):
-        info.update(status="fail", reason="did not train: loss %.3f -> %.3f, accuracy %.3f"
-                    % (losses[0], losses[-1], accuracy))
+        info.update(status="fail", reason="did not train %s: loss %.3f -> %.3f, accuracy %.3f"
+                    % (where, losses[0], losses[-1], accuracy))
     else:
         info["status"] = "pass"
     return info
@@ -214,8 +235,13 @@ def check_pygpu(opts):
     info["devname"] = ctx.devname.strip()
     host = numpy.random.RandomState(1).rand(1000, 100).astype("float32")
     a = pygpu.gpuarray.array(host, context=ctx, cls=pygpu.ndgpuarray)
+    start = time.time()
     elementwise = numpy.asarray(a * 2 + 1)
     total = float(numpy.asarray(a.sum()))
+    info["seconds_on_device"] = time.time() - start
+    start = time.time()
+    host * 2 + 1, host.sum()
+    info["numpy_seconds"] = time.time() - start
     ok_elem = bool(numpy.allclose(elementwise, host * 2 + 1, rtol=1e-6))
     ok_sum = bool(numpy.isclose(total, float(host.sum(dtype="float64")), rtol=1e-4))
     info.update(elementwise_matches=ok_elem, reduction_matches=ok_sum, reduction=total)
@@ -338,21 +364,36 @@ def check_mxnet(opts):
     return info
 
 
+def find_module_file(name, path):
+    """Where ``import name`` would load from on ``path``, without running it."""
+    try:
+        from importlib.machinery import PathFinder
+        spec = PathFinder.find_spec(name, path)
+        return spec.origin if spec is not None else None
+    except ImportError:  # Python 2
+        import imp
+        try:
+            found = imp.find_module(name, path)
+        except ImportError:
+            return None
+        if found[0] is not None:
+            found[0].close()
+        return found[1]
+
+
 def check_shadow(opts):
-    """Import a module from the working directory's point of view (the torch.py case)."""
+    """Which file `import NAME` loads from the working directory (the torch.py case)."""
     name = opts["module"]
     cwd = os.getcwd()
     sys.path.insert(0, cwd)  # as `python script.py` run from here, or the REPL
-    info = {"module": name, "cwd": cwd}
+    origin = find_module_file(name, sys.path)
+    info = {"module": name, "cwd": cwd, "module_file": origin,
+            "shadowed": bool(origin) and os.path.abspath(origin).startswith(cwd + os.sep)}
     try:
         module = __import__(name)
-        info["module_file"] = getattr(module, "__file__", None)
         getattr(module, "rand" if name == "torch" else "__name__")
     except Exception as exc:
         info["error"] = error_data(exc)
-    found = info.get("module_file") or ""
-    info["shadowed"] = bool(found) and os.path.dirname(os.path.abspath(found)).startswith(cwd)
-    info["shadowed"] = info["shadowed"] or os.path.exists(os.path.join(cwd, name, "__init__.py"))
     info["status"] = "pass"
     return info
 
@@ -363,7 +404,7 @@ CHECKS = {"exp": check_exp, "transfer": check_transfer, "logreg": check_logreg,
 
 
 def parse(argv):
-    opts = {"checks": [], "device": None, "iters": 1000, "steps": 2000,
+    opts = {"checks": [], "device": None, "iters": 1000, "steps": 300,
             "require_cuda": False, "module": "torch"}
     args = list(argv)
     while args:

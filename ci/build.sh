@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Build one CI job's recipes with conda-build into the local channel (channel/).
+#
+#   ci/build.sh linux-64                       libgpuarray for linux-64 (the base stage)
+#   ci/build.sh linux-64_python3.6_numpy1.16   pygpu + theano for that variant, on the
+#                                              libgpuarray already in channel/
+#
+# Job names: `gpuforge ci matrix`. Each job's conda-build config is ci/variants/<job>.yaml,
+# generated from recipes/conda_build_config.yaml.
+# shellcheck source=common.sh source-path=SCRIPTDIR
+source "$(dirname "$0")/common.sh"
+
+[ $# -eq 1 ] || die 2 "usage: ci/build.sh JOB (the job names: gpuforge ci matrix)"
+job="$1"
+platform="${job%%_*}"
+channel="${CHANNEL:-channel}"
+
+step "generated CI files match recipes/conda_build_config.yaml"
+gpuforge ci render --check || die 1 "ci/variants/ or the workflow drifted: run \`gpuforge ci render\` and commit"
+
+step "conda build arguments for $job"
+args_text="$(gpuforge ci build-args "$job" --channel "$channel")" || exit 2
+mapfile -t args <<<"$args_text"
+printf '    conda build'
+printf ' %q' "${args[@]}"
+printf '\n'
+
+step "host is $platform"
+host="$(host_platform)"
+[ "$host" = "$platform" ] || die 2 "job $job builds for $platform, this machine is $host"
+
+if [ "$platform" = win-64 ]; then
+    step "MSVC v140 (VS 2015) toolset for the vs2015 compiler"
+    [ -n "${VS140COMNTOOLS:-}" ] || die 3 "VS140COMNTOOLS is not set: run ci/msvc-v140.sh first (it installs" \
+        "the MSVC v140 toolset and says what to set)"
+    say "    VS140COMNTOOLS=$VS140COMNTOOLS"
+fi
+
+step "conda and conda-build"
+need_conda "conda build" build
+conda build --version
+
+step "conda build (recipes and config above)"
+mkdir -p "$channel"
+conda build "${args[@]}"
+
+step "packages in $channel"
+find "$channel" -name '*.conda' -o -name '*.tar.bz2' | sort

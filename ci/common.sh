@@ -1,0 +1,57 @@
+# shellcheck shell=bash
+# Helpers for the ci/*.sh scripts (sourced, not run). Exit codes of the scripts:
+#   0 done, 1 a build or check failed, 2 bad arguments or input,
+#   3 a prerequisite is missing (conda, conda-build, MSVC v140): the message says how to get it.
+
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+STEP=0
+
+# The host Python that runs gpuforge (this checkout's src/, with its dependencies installed).
+if [ -z "${PYTHON:-}" ]; then
+    PYTHON="$(command -v python3 || command -v python || true)"
+fi
+if command -v cygpath >/dev/null 2>&1; then # Git Bash on Windows: a Windows path for Windows Python
+    PYTHONPATH="$(cygpath -w "$ROOT/src")${PYTHONPATH:+;$PYTHONPATH}"
+    export PYTHONPATH
+else
+    export PYTHONPATH="$ROOT/src${PYTHONPATH:+:$PYTHONPATH}"
+fi
+
+say() { printf '%s\n' "$*"; }
+step() { STEP=$((STEP + 1)); printf '==> [%d] %s\n' "$STEP" "$*"; }
+die() { # die CODE MESSAGE...
+    local code="$1"
+    shift
+    printf '%s: error: %s\n' "$(basename "$0")" "$*" >&2
+    exit "$code"
+}
+
+gpuforge() {
+    [ -n "$PYTHON" ] || die 3 "no python3 on PATH: gpuforge needs Python >= 3.10 with its dependencies (python -m pip install -e .)"
+    "$PYTHON" -m gpuforge "$@"
+}
+
+# conda's name for the machine this runs on.
+host_platform() {
+    case "$(uname -s)-$(uname -m)" in
+        Linux-x86_64) echo linux-64 ;;
+        MINGW*-x86_64 | MSYS*-x86_64 | CYGWIN*-x86_64) echo win-64 ;;
+        *) echo "unsupported:$(uname -s)-$(uname -m)" ;;
+    esac
+}
+
+# The first step that needs conda stops here when there is none.
+need_conda() { # need_conda WHAT [build]
+    local what="$1" want="${2:-}"
+    if ! command -v conda >/dev/null 2>&1; then
+        die 3 "conda is not installed: $what needs it. Install Miniforge" \
+            "(https://github.com/conda-forge/miniforge), then \`conda install -n base conda-build\`," \
+            "and run $0 again (in CI, conda-incubator/setup-miniconda does this)."
+    fi
+    if [ "$want" = build ] && ! conda build --version >/dev/null 2>&1; then
+        die 3 "conda-build is not installed: $what needs it. Run \`conda install -n base conda-build\`" \
+            "and run $0 again."
+    fi
+}
