@@ -35,7 +35,7 @@ REPRODUCED = {
     "numpy_aliases", "blas_opt_info", "old_device_flag", "old_backend_keys", "gxx_missing",
     "gpuarray_needs_cxx", "foreign_gxx", "pygpu_import", "pygpu_load_lib", "compile_lock",
     "torch_C_shadow", "module_shadow", "env_mismatch", "conda_eof", "mp_spawn", "float64_gpu",
-    "old_check_script", "python_32bit", "gpuarray_headers", "opencl_gemv_beta0",
+    "old_check_script", "python_32bit", "gpuarray_headers", "opencl_gemv_beta0", "opencl_blas_missing",
 }
 GPU_CHECKS = str(ROOT / "src" / "gpuforge" / "inside" / "gpu_checks.py")
 PYTHON32 = default_cache_dir() / "python32" / "python3"  # made by ci/python32.sh
@@ -220,13 +220,36 @@ def test_foreign_gxx_first_on_path(opencl: TargetEnv, tmp_path: Path) -> None:
     assert doctor(opencl.python, fixed, tmp_path)[0] == []
 
 
+def _unshare_ok() -> bool:
+    return shutil.which("unshare") is not None and \
+        subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
+
+
+def test_opencl_blas_missing_without_clblast(opencl: TargetEnv, tmp_path: Path) -> None:
+    """libclblast hidden from the process (a mount namespace): GpuGemv has no BLAS."""
+    libs = sorted(Path("/usr/lib/x86_64-linux-gnu").glob("libclblast.so*"))
+    if not libs or not _unshare_ok():
+        pytest.skip("needs libclblast (ci/apt-packages.txt: libclblast-dev) and `unshare -m` (root)")
+    empty = tmp_path / "empty.so"
+    empty.write_bytes(b"")
+    hide = "".join(f"mount --bind {empty} {lib} && " for lib in libs) + 'exec "$@"'
+    env = env_for(opencl, drop=("optimizer_excluding",))
+    run = subprocess.run(["unshare", "-m", "sh", "-c", hide, "sh", str(opencl.python), GPU_CHECKS, "logreg",
+                          "--steps", "2"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert "Missing Blas library" in run.stdout, run.stderr
+    log = tmp_path / "logreg.log"
+    log.write_text(run.stdout, encoding="utf-8")
+    assert log_ids(log)[:1] == ["opencl_blas_missing"]
+    fixed = env_for(opencl)  # the fix without CLBlast: Gemv stays on the CPU
+    run = subprocess.run(["unshare", "-m", "sh", "-c", hide, "sh", str(opencl.python), GPU_CHECKS, "logreg",
+                          "--steps", "2"], capture_output=True, text=True, cwd=tmp_path, env=fixed)
+    assert "Missing Blas library" not in run.stdout and '"gemv_on": "cpu"' in run.stdout, run.stdout[-2000:]
+
+
 def test_gpuarray_headers_outside_the_prefix(opencl: TargetEnv, tmp_path: Path) -> None:
     """libgpuarray's headers hidden from g++ (a mount namespace), then found through gcc.cxxflags."""
-    if shutil.which("unshare") is None or not Path("/usr/include/gpuarray/array.h").exists():
-        pytest.skip("needs unshare and libgpuarray-dev's headers (/usr/include/gpuarray)")
-    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip("needs mount namespaces (run as root: `unshare -m` failed here)")
+    if not Path("/usr/include/gpuarray/array.h").exists() or not _unshare_ok():
+        pytest.skip("needs libgpuarray-dev's headers (/usr/include/gpuarray) and `unshare -m` (root)")
     headers = tmp_path / "prefix" / "include"
     shutil.copytree("/usr/include/gpuarray", headers / "gpuarray")
     (tmp_path / "empty").mkdir()
@@ -325,21 +348,38 @@ def test_compile_lock_held_by_another_process(cpu: TargetEnv, tmp_path: Path) ->
     assert doctor(cpu.python, env, tmp_path)[0] == []  # a dead owner's lock: Theano takes it over
 
 
-def test_torch_py_and_theano_py_shadow_packages(opencl: TargetEnv, tmp_path: Path) -> None:
+def test_torch_py_and_theano_py_shadow_packages(tmp_path: Path) -> None:
+    """Seed 001: a torch.py beside the script hides the installed PyTorch (real torch 2.13 CPU)."""
+    torch = _target("torch")
+    env = env_for(torch)
+    script = tmp_path / "train.py"
+    script.write_text("import torch\nprint(torch.rand(2).shape)\n", encoding="utf-8")
+    (tmp_path / "torch.py").write_text("# my notes on torch\nimport torch\n", encoding="utf-8")
+    run = subprocess.run([str(torch.python), str(script)], capture_output=True, text=True, cwd=tmp_path,
+                         env=env)
+    assert run.returncode == 1 and "module 'torch' has no attribute 'rand'" in run.stderr
+    (tmp_path / "theano.py").write_text("print('my theano notes')\n", encoding="utf-8")
+    ids, data = doctor(torch.python, env, tmp_path)
+    assert ids == ["torch_C_shadow", "module_shadow"]
+    assert evidence(data, "torch_C_shadow") == f"cwd.shadows.torch = {tmp_path / 'torch.py'}"
+    assert evidence(data, "module_shadow").endswith(str(tmp_path / "theano.py"))
+    (tmp_path / "torch.py").rename(tmp_path / "torch_notes.py")  # the fix: rename them
+    (tmp_path / "theano.py").rename(tmp_path / "theano_notes.py")
+    assert doctor(torch.python, env, tmp_path)[0] == []
+    run = subprocess.run([str(torch.python), str(script)], capture_output=True, text=True, cwd=tmp_path,
+                         env=env)
+    assert run.returncode == 0 and "torch.Size([2])" in run.stdout, run.stderr
+
+
+def test_torch_py_run_as_a_script_names_the_shadow(opencl: TargetEnv, tmp_path: Path) -> None:
+    """`python torch.py` imports itself as torch: the traceback alone names the failure."""
     (tmp_path / "torch.py").write_text("import torch\nprint(torch.rand(2))\n", encoding="utf-8")
     run = subprocess.run([str(opencl.python), "torch.py"], capture_output=True, text=True, cwd=tmp_path,
                          env=env_for(opencl))
     assert "partially initialized module 'torch' has no attribute 'rand'" in run.stderr
     log = tmp_path / "run.log"
     log.write_text(run.stderr, encoding="utf-8")
-    assert log_ids(log)[0] == "torch_C_shadow"
-    (tmp_path / "theano.py").write_text("print('my theano notes')\n", encoding="utf-8")
-    ids, data = doctor(opencl.python, env_for(opencl), tmp_path)
-    assert ids == ["torch_C_shadow", "module_shadow"]
-    assert evidence(data, "module_shadow").endswith(str(tmp_path / "theano.py"))
-    (tmp_path / "torch.py").rename(tmp_path / "torch_experiment.py")
-    (tmp_path / "theano.py").rename(tmp_path / "theano_notes.py")
-    assert doctor(opencl.python, env_for(opencl), tmp_path)[0] == []
+    assert log_ids(log) == ["torch_C_shadow"]
 
 
 def test_env_mismatch_python_and_pip_from_two_envs(opencl: TargetEnv, tmp_path: Path) -> None:
