@@ -15,13 +15,21 @@ fi
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+WORK="$(mktemp -d)"
+ADDED_I386=0
+cleanup() {
+    rm -rf "$WORK"
+    # leave apt as it was: no i386 index for later `apt-get update`s to fetch
+    if [ "$ADDED_I386" = 1 ]; then
+        $SUDO dpkg --remove-architecture i386 || true
+    fi
+}
+trap cleanup EXIT
 if ! dpkg --print-foreign-architectures | grep -qx i386; then
     $SUDO dpkg --add-architecture i386
+    ADDED_I386=1
 fi
 $SUDO apt-get update -qq || echo "apt-get update reported errors (a mirror syncing?): trying the download anyway"
-
-WORK="$(mktemp -d)"
-trap 'rm -rf "$WORK"' EXIT
 (cd "$WORK" && apt-get download -qq python3.11-minimal:i386 libpython3.11-minimal:i386 \
     libpython3.11-stdlib:i386 libc6:i386 zlib1g:i386 libexpat1:i386 libffi8:i386)
 rm -rf "$DEST"
