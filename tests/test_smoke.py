@@ -187,3 +187,18 @@ def test_an_environment_that_cannot_be_made_is_a_failed_target(tmp_path):
     assert result.reason.startswith("the environment could not be made: `")
     assert "numpy==0.0.1" in result.reason
     assert not list(tmp_path.glob("targets/*/.gpuforge-ready"))
+
+
+def test_a_32bit_interpreter_is_refused_with_its_failure_mode(tmp_path):
+    """Real: Debian's i386 CPython, unpacked by ci/python32.sh (.ci/run prepares it)."""
+    from gpuforge.sources import default_cache_dir
+
+    python32 = default_cache_dir() / "python32" / "python3"
+    if not python32.exists():
+        pytest.skip(f"no 32-bit CPython at {python32}: run `bash ci/python32.sh` (Debian i386 packages)")
+    proc = run_cli("smoke", "--python", str(python32), "--report-dir", str(tmp_path))
+    assert proc.returncode == 1
+    target = json.loads((tmp_path / "gpu_smoke.json").read_text())["targets"][0]
+    assert target["status"] == "fail" and target["checks"] == []
+    assert "is a 32-bit Python 3.11" in target["reason"] and "(pointer size 4)" in target["reason"]
+    assert [f["id"] for f in target["findings"]] == ["python_32bit"]

@@ -1,4 +1,5 @@
-"""`nox -s bench`: cold and warm gpu_smoke per local target, each check against numpy.
+"""`nox -s bench`: cold and warm gpu_smoke per local target, each check against numpy,
+and the doctor's own time in each target.
 
     python -m gpuforge.bench [--out-dir reports/bench] [--target NAME ...]
 
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuforge.fileio import write_atomic
-from gpuforge.targets import LOCAL_TARGETS, missing_needs
+from gpuforge.targets import LOCAL_TARGETS, ensure_env, missing_needs
 
 # check -> (its time field, the numpy baseline field) in the check's JSON
 TIMED = {"exp": ("loop_seconds", "numpy_seconds"),
@@ -56,13 +57,12 @@ def check_ratios(report: dict[str, Any]) -> dict[str, dict[str, float]]:
     return out
 
 
-def doctor_seconds() -> float | None:
-    """The doctor's own time on this interpreter, once the doctor exists."""
-    try:
-        from gpuforge.doctor import time_doctor
-    except ImportError:
-        return None
-    return time_doctor(sys.executable)
+def doctor_seconds(target: str, cache: Path) -> float:
+    """The doctor's own time (probe, Theano's import, matching) in a made target env."""
+    from gpuforge.doctor import time_doctor
+
+    tenv = ensure_env(next(t for t in LOCAL_TARGETS if t.name == target), cache, say=lambda _: None)
+    return time_doctor(str(tenv.python), cwd=tenv.root, env=tenv.env())
 
 
 def chart(result: dict[str, Any], path: Path) -> None:
@@ -106,17 +106,18 @@ def main(argv: list[str] | None = None) -> int:
             cold, _ = time_smoke(name, Path(cache), args.out_dir / f"{name}-cold")
             print(f"bench: {name} warm ...", flush=True)
             warm, report = time_smoke(name, Path(cache), args.out_dir / f"{name}-warm")
+            doctor = doctor_seconds(name, Path(cache))
         result["targets"][name] = {"status": report["targets"][0]["status"], "cold_seconds": cold,
-                                   "warm_seconds": warm, "checks": check_ratios(report)}
-        print(f"bench: {name}: cold {cold:.1f}s, warm {warm:.1f}s", flush=True)
-    result["doctor_seconds"] = doctor_seconds()
+                                   "warm_seconds": warm, "doctor_seconds": doctor,
+                                   "checks": check_ratios(report)}
+        print(f"bench: {name}: cold {cold:.1f}s, warm {warm:.1f}s, doctor {doctor:.1f}s", flush=True)
     args.out_dir.mkdir(parents=True, exist_ok=True)
     write_atomic(args.out_dir / "bench.json", json.dumps(result, indent=2) + "\n", backup=False)
     chart(result, args.out_dir / "bench.png")
     for name, t in result["targets"].items():
         ratios = ", ".join(f"{c} {v['ratio']:.1f}x {v['baseline']}" for c, v in t["checks"].items())
         print(f"{name:8} {t['status']:5} cold {t['cold_seconds']:6.1f}s warm {t['warm_seconds']:5.1f}s"
-              f"  {ratios}")
+              f" doctor {t['doctor_seconds']:4.1f}s  {ratios}")
     print(f"wrote {args.out_dir / 'bench.json'} and {args.out_dir / 'bench.png'}")
     return 0
 

@@ -280,15 +280,15 @@ class BuildLocal:
         self.work.mkdir(parents=True, exist_ok=True)
         (self.work / "build.log").write_text("", encoding="utf-8")
         src = self._source_tree()
-        license_file = (r.meta.get("about") or {}).get("license_file")
-        if license_file and not (src / str(license_file)).is_file():
-            raise GpuforgeError(f"about/license_file {license_file!r} is not in the source "
-                                "(conda-build would fail here)", self.recipe.meta_path)
         self._ensure_prefix()
         reqs = r.requirements
         self._provide(reqs.get("build", []) + reqs.get("host", []), "build/host")
         self._step(f"running {self.recipe.path / 'build.sh'} (log: {self.work / 'build.log'})")
         self._run(["bash", str(self.recipe.path.resolve() / "build.sh")], cwd=src)
+        license_file = (r.meta.get("about") or {}).get("license_file")
+        if license_file and not (src / str(license_file)).is_file():
+            raise GpuforgeError(f"about/license_file {license_file!r} is not in the source "
+                                "(conda-build fails on packaging here)", self.recipe.meta_path)
         self._step("build.sh done")
 
     def test(self) -> None:

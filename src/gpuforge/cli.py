@@ -261,6 +261,41 @@ def cmd_theanorc_migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from gpuforge import doctor
+    from gpuforge.catalog import entry
+
+    if args.explain:
+        e = entry(args.explain)
+        if args.json:
+            print(json.dumps(dict(e.raw), indent=2, default=str))
+        else:
+            print("\n".join(doctor.explain(e)))
+        return 0
+    if args.log:
+        report = doctor.doctor_log(doctor.read_log(args.log))
+    elif args.facts:
+        text = doctor.read_log(args.facts)
+        report = doctor.diagnose_facts_report(doctor.parse_report(text, args.facts), 0.0)
+    else:
+        report = doctor.doctor_python(args.python or doctor.default_python(), timeout=args.timeout)
+    say = (lambda line: print(line, file=sys.stderr)) if args.json else print
+    if args.fix and report.findings:
+        if not args.json:
+            doctor.print_report(report)
+        written = doctor.apply_fixes(report.findings, report.facts, args.env_file, out=say)
+        if written and not (args.log or args.facts):
+            say("\nafter the fixes:")
+            report = doctor.doctor_python(args.python or doctor.default_python(), timeout=args.timeout)
+            if not args.json:
+                doctor.print_report(report)
+    elif not args.json:
+        doctor.print_report(report)
+    if args.json:
+        print(json.dumps(report.as_json(), indent=2))
+    return 1 if report.findings else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gpuforge", description=__doc__)
     parser.add_argument("--version", action="version", version=f"gpuforge {__version__}")
@@ -401,6 +436,27 @@ def build_parser() -> argparse.ArgumentParser:
     migrate.add_argument("--path", help="file to migrate (default: ~/.theanorc)")
     migrate.add_argument("--yes", action="store_true", help="write without asking")
     migrate.set_defaults(func=cmd_theanorc_migrate)
+
+    doctor = commands.add_parser(
+        "doctor", help="name the known failures of an environment (or of a log) and their fixes")
+    doctor.add_argument("--python", help="interpreter to probe (default: the first python on PATH, "
+                                         "i.e. the activated environment's)")
+    source = doctor.add_mutually_exclusive_group()
+    source.add_argument("--log", metavar="FILE",
+                        help="diagnose a pasted traceback or console log ('-': stdin)")
+    source.add_argument("--facts", metavar="FILE",
+                        help="diagnose a saved probe report (inside/probe.py's output, e.g. from Windows)")
+    source.add_argument("--explain", metavar="ID", help="print a catalog entry in full")
+    doctor.add_argument("--json", action="store_true",
+                        help='print {"findings": [{"id", "title", "cause", "fix", "evidence", "source"}]}')
+    doctor.add_argument("--fix", action="store_true",
+                        help="apply the safe fixes (a .theanorc key, a pin in --env-file): diff, then an "
+                             "atomic write with a .bak backup")
+    doctor.add_argument("--env-file", type=Path,
+                        help="environment.yml or requirements.txt that --fix may pin packages in")
+    doctor.add_argument("--timeout", type=float, default=180,
+                        help="seconds the probe's imports may take (default: 180)")
+    doctor.set_defaults(func=cmd_doctor)
     return parser
 
 
