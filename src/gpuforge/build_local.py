@@ -309,7 +309,7 @@ class BuildLocal:
         for package in sorted(run & COMPILER_VARS.keys()):  # the compiler package's binary
             tool = Path(shutil.which(HOST_TOOLS[package]) or HOST_TOOLS[package])
             link = self.prefix / "bin" / tool.name
-            if not link.exists():
+            if not (link.exists() or link.is_symlink()):
                 link.symlink_to(tool)
                 self.say(f"    stand-in for {package}: {link} -> {tool}")
         # conda-build activates the test environment: the prefix's activate.d scripts run.
