@@ -62,6 +62,18 @@ def test_cpu_target_runs_exp_and_trains_on_the_cpu(smoke_run):
     assert logreg["gemv_on"] == "cpu" and logreg["accuracy"] >= 0.9
     assert logreg["last_loss"] < logreg["first_loss"]
     assert _check(cpu, "pygpu")["reason"] == "pygpu not installed"
+    # real mxnet 1.9.1 (CPU wheel): mx.gpu() is refused, which is a skip where no GPU is wanted
+    mxnet = _check(cpu, "mxnet")
+    assert mxnet["status"] == "skip"
+    assert mxnet["reason"] == "no GPU for mxnet here: MXNetError: Operator _ones is not implemented for GPU."
+
+
+def test_mxnet_cpu_build_on_a_cuda_target_is_named_with_its_fix():
+    """Real: the cpu target's mxnet (a CPU build) where CUDA is required."""
+    tenv = ensure_env(_need("cpu"), say=lambda _: None)
+    result = run_checks(str(tenv.python), tenv.env(), ("mxnet",), ["--require-cuda"], cwd=tenv.root)[0]
+    assert result["status"] == "fail"
+    assert [f["id"] for f in name_failure(failure_text(result))][:1] == ["mx_cpu_build"]
 
 
 def test_opencl_target_runs_on_the_opencl_device(smoke_run):

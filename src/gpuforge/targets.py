@@ -63,10 +63,11 @@ class Target:
 # The local targets. Pins: FACTS.md ("Measured on this kind of machine").
 CPU = Target(
     name="cpu",
-    description="pyenv Python 3.7 + numpy 1.19.5 + scipy 1.7.3 + Theano 1.0.5 (PyPI), device=cpu",
+    description="pyenv Python 3.7 + numpy 1.19.5 + scipy 1.7.3 + Theano 1.0.5 + mxnet 1.9.1, device=cpu",
     python="pyenv:3.7",
     device="cpu",
-    pip=("numpy==1.19.5", "scipy==1.7.3", "six==1.16.0", "Theano==1.0.5"),
+    # mxnet's CPU wheel: the mxnet check runs for real and shows what mx.gpu() says without CUDA
+    pip=("numpy==1.19.5", "scipy==1.7.3", "six==1.16.0", "Theano==1.0.5", "mxnet==1.9.1"),
     needs=("pyenv-3.7", "g++"),
 )
 OPENCL = Target(

@@ -357,7 +357,8 @@ def check_mxnet(opts):
         out = (a + a).asnumpy()
     except Exception as exc:
         if not opts["require_cuda"]:
-            raise Skip("no GPU for mxnet here: %s" % str(exc).strip().splitlines()[0])
+            lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
+            raise Skip("no GPU for mxnet here: %s" % (lines[-1] if lines else type(exc).__name__))
         raise
     info["matches"] = bool((out == 2).all())
     info["status"] = "pass" if info["matches"] else "fail"
