@@ -25,6 +25,9 @@ def load_yaml(text: str, path: Path, *, strings: bool = False) -> Any:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         problem = exc.problem or exc.context or "invalid YAML"
+        started = exc.context_mark
+        if exc.problem and exc.context and started is not None and started.line + 1 != line:
+            problem += f" ({exc.context.removeprefix('while ')} at line {started.line + 1})"
         raise GpuforgeError(f"invalid YAML: {problem}", path, line) from None
     except YAMLError as exc:
         raise GpuforgeError(f"invalid YAML: {exc}", path) from None
