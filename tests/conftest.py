@@ -10,16 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from gpuforge.targets import pyenv_python  # noqa: F401 - the tests' way to find pyenv
+
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "recipes"
-
-
-def pyenv_python(minor: str) -> str | None:
-    """Path of pyenv's newest ``python<minor>`` (e.g. "3.7"), or None."""
-    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
-    found = sorted(root.glob(f"{minor}.*/bin/python{minor}"),
-                   key=lambda p: [int(x) for x in p.parts[-3].split(".") if x.isdigit()])
-    return str(found[-1]) if found else None
 
 
 def cli_env(**extra: str) -> dict[str, str]:
@@ -54,22 +48,15 @@ def python37() -> str:
     return path
 
 
-THEANO_PINS = ("numpy==1.21.6", "scipy==1.7.3", "Theano==1.0.5")
-
-
 @pytest.fixture(scope="session")
-def theano_python(python37, tmp_path_factory) -> str:
-    """Real Theano 1.0.5: a venv of pyenv's Python 3.7 with THEANO_PINS from PyPI."""
-    venv = tmp_path_factory.mktemp("theano-venv")
-    subprocess.run([python37, "-m", "venv", str(venv)], check=True, timeout=300)
-    python = str(venv / "bin" / "python")
-    proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                           *THEANO_PINS], capture_output=True, text=True, timeout=900)
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        pytest.skip(f"needs {' '.join(THEANO_PINS)} from PyPI for Python 3.7, which pip could "
-                    f"not install here ({last}); run where PyPI is reachable")
-    return python
+def theano_python() -> str:
+    """Real Theano 1.0.5 on Python 3.7: gpu_smoke's `cpu` target (made once, then reused)."""
+    from gpuforge.targets import CPU, ensure_env, missing_needs
+
+    missing = missing_needs(CPU)
+    if missing:
+        pytest.skip(f"the cpu target cannot be made here: {'; '.join(missing)}")
+    return str(ensure_env(CPU, say=lambda _: None).python)
 
 
 @pytest.fixture(scope="session")

@@ -388,15 +388,15 @@ def test_build_local_runs_build_sh_and_the_activated_test_section(python37, tmp_
     """`gpuforge recipes build-local theano-gpu-config`: the recipe's own files as source,
     GXX/CXX as the compiler activation sets them, and the test section run with the
     prefix's activate.d scripts sourced, as conda-build does."""
-    from conftest import THEANO_PINS
+    from gpuforge.targets import CPU
 
     prefix = tmp_path / "prefix"
     subprocess.run([python37, "-m", "venv", str(prefix)], check=True, timeout=300)
     pip = subprocess.run([str(prefix / "bin" / "python"), "-m", "pip", "install", "-q",
-                          "--disable-pip-version-check", *THEANO_PINS],
+                          "--disable-pip-version-check", *CPU.pip],
                          capture_output=True, text=True, timeout=900)
     if pip.returncode != 0:
-        pytest.skip(f"needs {' '.join(THEANO_PINS)} from PyPI: {pip.stderr.strip()[-200:]}")
+        pytest.skip(f"needs {' '.join(CPU.pip)} from PyPI: {pip.stderr.strip()[-200:]}")
     proc = run_cli("recipes", "build-local", PKG, "--python", python37, "--prefix", str(prefix),
                    "--work-dir", str(tmp_path / "work"), **theano_env(tmp_path / "home"))
     out = proc.stdout + proc.stderr

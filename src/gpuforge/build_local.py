@@ -30,6 +30,7 @@ from pathlib import Path
 from gpuforge.errors import GpuforgeError
 from gpuforge.render import Rendered, find_recipes, render_variants
 from gpuforge.sources import Source, fetch, unpack
+from gpuforge.targets import Interpreter
 from gpuforge.variants import load_config
 
 PLATFORM = "linux-64"
@@ -85,25 +86,6 @@ def plan_requirements(specs: list[str]) -> Plan:
         else:
             plan.conda_only.append(spec)
     return plan
-
-
-@dataclass
-class Interpreter:
-    path: str
-    version: str
-    bits: int
-
-    @classmethod
-    def probe(cls, path: str) -> Interpreter:
-        code = "import sys, struct; print('%d.%d' % sys.version_info[:2]); print(struct.calcsize('P') * 8)"
-        try:
-            proc = subprocess.run([path, "-c", code], capture_output=True, text=True, timeout=60)
-        except OSError as exc:
-            raise GpuforgeError(f"cannot run --python {path}: {exc.strerror}") from None
-        lines = proc.stdout.split()
-        if proc.returncode != 0 or len(lines) != 2:
-            raise GpuforgeError(f"--python {path} did not run: {proc.stderr.strip()[-200:]}")
-        return cls(path, lines[0], int(lines[1]))
 
 
 class BuildLocal:

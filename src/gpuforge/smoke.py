@@ -17,12 +17,11 @@ from typing import Any
 
 from gpuforge import catalog
 from gpuforge.errors import GpuforgeError
-from gpuforge.targets import NEEDS, Target, TargetEnv, ensure_env, missing_needs
+from gpuforge.targets import NEEDS, Interpreter, Target, TargetEnv, ensure_env, missing_needs
 
 CHECKS_SCRIPT = Path(__file__).with_name("inside") / "gpu_checks.py"
 RESULT_MARK = "GPUFORGE_RESULT "
 CHECKS = ("exp", "transfer", "logreg", "pygpu", "cudnn", "torch", "mxnet")
-BITS_CODE = "import struct, sys; print(struct.calcsize('P') * 8); print(sys.version.split()[0])"
 # A user script called torch.py, and a PyTorch source checkout (seed 001's two cases).
 TORCH_PY = "import torch\nprint(torch.rand(2))\n"
 TORCH_SOURCE_INIT = "from torch._C import *  # noqa: the first line of torch/__init__.py\n"
@@ -146,17 +145,10 @@ class Settings:
     steps: int = 300
 
 
-def probe_bits(python: str) -> tuple[int, str]:
-    proc = subprocess.run([python, "-c", BITS_CODE], capture_output=True, text=True, timeout=60)
-    if proc.returncode != 0:
-        raise GpuforgeError(f"{python} does not run: {proc.stderr.strip()[-300:]}")
-    bits, version = proc.stdout.split()
-    return int(bits), version
-
-
 def refuse_32bit(result: TargetResult, python: str) -> bool:
     """Fail the target, naming python_32bit, when ``python`` is a 32-bit interpreter."""
-    bits, version = probe_bits(python)
+    found = Interpreter.probe(python)
+    bits, version = found.bits, found.version
     if bits == 64:
         return False
     result.status = "fail"

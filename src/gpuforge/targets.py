@@ -110,7 +110,29 @@ LOCAL_TARGETS = (
 )
 
 
-def _pyenv_python(minor: str) -> str | None:
+@dataclass(frozen=True)
+class Interpreter:
+    """An interpreter's ``major.minor`` and pointer size, read by running it."""
+
+    path: str
+    version: str
+    bits: int
+
+    @classmethod
+    def probe(cls, path: str) -> Interpreter:
+        code = "import sys, struct; print('%d.%d' % sys.version_info[:2]); print(struct.calcsize('P') * 8)"
+        try:
+            proc = subprocess.run([path, "-c", code], capture_output=True, text=True, timeout=60)
+        except OSError as exc:
+            raise GpuforgeError(f"cannot run {path}: {exc.strerror}") from None
+        lines = proc.stdout.split()
+        if proc.returncode != 0 or len(lines) != 2:
+            raise GpuforgeError(f"{path} did not run: {proc.stderr.strip()[-200:]}")
+        return cls(path, lines[0], int(lines[1]))
+
+
+def pyenv_python(minor: str) -> str | None:
+    """Path of pyenv's newest ``python<minor>`` (e.g. "3.7"), or None."""
     root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
     found = sorted(root.glob(f"{minor}.*/bin/python{minor}"),
                    key=lambda p: [int(x) for x in p.parts[-3].split(".") if x.isdigit()])
@@ -145,7 +167,7 @@ def conda_tool() -> str | None:
 
 # name -> (is it there?, what is missing and the command that provides it)
 NEEDS: dict[str, tuple[Callable[[], bool], str]] = {
-    "pyenv-3.7": (lambda: _pyenv_python("3.7") is not None,
+    "pyenv-3.7": (lambda: pyenv_python("3.7") is not None,
                   "pyenv's Python 3.7 is missing: `pyenv install 3.7.16`"),
     "g++": (lambda: shutil.which("g++") is not None,
             "no g++ on PATH (Theano compiles with it): `apt-get install -y g++`"),
@@ -246,7 +268,7 @@ def ensure_env(target: Target, cache_dir: Path | None = None, channel: Path | No
 
 
 def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None:
-    base = _pyenv_python(target.python.split(":", 1)[1]) if target.python.startswith("pyenv:") \
+    base = pyenv_python(target.python.split(":", 1)[1]) if target.python.startswith("pyenv:") \
         else target.python
     if base is None:
         raise GpuforgeError(f"target {target.name}: no interpreter for {target.python}")
