@@ -95,9 +95,10 @@ def test_opencl_target_runs_on_the_opencl_device(smoke_run):
 
 
 def test_import_tests_find_the_torch_shadows(smoke_run):
-    for target in smoke_run[1]["targets"]:
-        if target["status"] == "skip":
-            continue
+    ran = [t for t in smoke_run[1]["targets"] if t["status"] != "skip"]
+    if not ran:
+        pytest.skip("no local target can run here (see test_local_targets_pass...)")
+    for target in ran:
         tests = {t["name"]: t for t in target["import_tests"]}
         tree = tests["torch/ source tree shadows torch"]
         assert tree["status"] == "pass" and tree["named"] == ["torch_C_shadow"]

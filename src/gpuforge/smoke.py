@@ -193,6 +193,11 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
                                cwd=scratch)
     say(f"[{target.name}] import tests")
     result.import_tests = import_tests(tenv, scratch)
+    return conclude(result, start, note)
+
+
+def conclude(result: TargetResult, start: float, note: str = "") -> TargetResult:
+    """Name each failed check's failure mode; the target fails when any check or test did."""
     failed = [c for c in result.checks + result.import_tests if c["status"] == "fail"]
     for c in result.checks:
         if c["status"] == "fail":
@@ -216,11 +221,4 @@ def run_python(python: str, settings: Settings, say: Callable[[str], None]) -> T
     result.python = python
     result.checks = run_checks(python, None, CHECKS, ["--iters", str(settings.iters), "--steps",
                                                       str(settings.steps)], cwd=scratch)
-    failed = [c for c in result.checks if c["status"] == "fail"]
-    for c in failed:
-        c["findings"] = name_failure(failure_text(c))
-        result.findings += c["findings"]
-    result.status = "fail" if failed else "pass"
-    result.reason = "; ".join(f"{c['check']}: {c.get('reason', '')}" for c in failed)
-    result.seconds = time.monotonic() - start
-    return result
+    return conclude(result, start)
