@@ -49,14 +49,23 @@ def python37() -> str:
 
 
 @pytest.fixture(scope="session")
-def theano_python() -> str:
-    """Real Theano 1.0.5 on Python 3.7: gpu_smoke's `cpu` target (made once, then reused)."""
-    from gpuforge.targets import CPU, ensure_env, missing_needs
+def theano_python(python37, tmp_path_factory) -> str:
+    """Real Theano 1.0.5: a venv of pyenv's Python 3.7 with the cpu target's pins.
 
-    missing = missing_needs(CPU)
-    if missing:
-        pytest.skip(f"the cpu target cannot be made here: {'; '.join(missing)}")
-    return str(ensure_env(CPU, say=lambda _: None).python)
+    Its own venv, not the cpu target's: tests install into it (a kernel spec, ipykernel).
+    """
+    from gpuforge.targets import CPU
+
+    venv = tmp_path_factory.mktemp("theano-venv")
+    subprocess.run([python37, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = str(venv / "bin" / "python")
+    proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                           *CPU.pip], capture_output=True, text=True, timeout=900)
+    if proc.returncode != 0:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        pytest.skip(f"needs {' '.join(CPU.pip)} from PyPI for Python 3.7, which pip could "
+                    f"not install here ({last}); run where PyPI is reachable")
+    return python
 
 
 @pytest.fixture(scope="session")
