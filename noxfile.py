@@ -40,7 +40,7 @@ def bench(session: nox.Session) -> None:
     Writes reports/bench/bench.json and bench.png; `-- --target cpu` picks targets.
     """
     session.install("-e", ".", "matplotlib")
-    session.run("python", "-m", "gpuforge.bench", *session.posargs)
+    session.run("python", "-m", "gpuforge.smoke.bench", *session.posargs)
 
 
 @nox.session

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuforge.targets import pyenv_python  # noqa: F401 - the tests' way to find pyenv
+from gpuforge.smoke.targets import pyenv_python  # noqa: F401 - the tests' way to find pyenv
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "recipes"
@@ -54,7 +54,7 @@ def theano_python(python37, tmp_path_factory) -> str:
 
     Its own venv, not the cpu target's: tests install into it (a kernel spec, ipykernel).
     """
-    from gpuforge.targets import CPU
+    from gpuforge.smoke.targets import CPU
 
     venv = tmp_path_factory.mktemp("theano-venv")
     subprocess.run([python37, "-m", "venv", str(venv)], check=True, timeout=300)

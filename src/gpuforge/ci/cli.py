@@ -1,0 +1,99 @@
+"""`gpuforge ci`: the CI workflow generated from the variant matrix, and its build steps."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from gpuforge.recipes.selectors import PLATFORMS
+
+
+def cmd_ci_render(args: argparse.Namespace) -> int:
+    from gpuforge.ci.workflow import CONFIG, render
+
+    changes = render(args.root, check=args.check)
+    for line in changes:
+        print(line)
+    if args.check and changes:
+        print(f"{len(changes)} generated file(s) differ from {CONFIG.as_posix()}: "
+              "run `gpuforge ci render`")
+        return 1
+    if args.check:
+        print(f"ci: generated files match {CONFIG.as_posix()}")
+    else:
+        print(f"ci: {len(changes)} file(s) updated" if changes else "ci: nothing to update")
+    return 0
+
+
+def cmd_ci_matrix(args: argparse.Namespace) -> int:
+    from gpuforge.ci.workflow import RUNNERS, make_plan
+
+    plan = make_plan(args.root)
+    jobs = [{"name": j.name, "platform": j.platform, "runner": RUNNERS[j.platform],
+             "stage": "variant" if j.pins else "base", "pins": j.pins,
+             "config": j.config_path.as_posix(), "recipes": [r.name for r in j.recipes]}
+            for j in plan.jobs]
+    if args.json:
+        print(json.dumps(jobs, indent=2))
+        return 0
+    for job in jobs:
+        print(f"{job['name']:34} {job['runner']:13} {job['stage']:8} {' '.join(job['recipes'])}")
+    print(f"{len(jobs)} build jobs")
+    return 0
+
+
+def cmd_ci_build_args(args: argparse.Namespace) -> int:
+    from gpuforge.ci.workflow import build_args
+
+    print("\n".join(build_args(args.root, args.job, args.channel)))
+    return 0
+
+
+def cmd_ci_envs(args: argparse.Namespace) -> int:
+    from gpuforge.ci.workflow import env_files
+
+    for path in env_files(args.root, args.platform):
+        print(path.relative_to(args.root).as_posix())
+    return 0
+
+
+def cmd_ci_env_file(args: argparse.Namespace) -> int:
+    from gpuforge.ci.workflow import local_env_file
+
+    print(local_env_file(args.env_file, args.channel, args.output))
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add `gpuforge ci` to the top-level parser."""
+    ci_cmds = commands.add_parser(
+        "ci", help="CI generated from the variant matrix, and its build steps"
+    ).add_subparsers(dest="ci_command", required=True)
+    ci_common = argparse.ArgumentParser(add_help=False)
+    ci_common.add_argument("--root", type=Path, default=Path("."),
+                           help="repository root (default: the current folder)")
+    ci_render = ci_cmds.add_parser(
+        "render", parents=[ci_common],
+        help="write ci/variants/*.yaml and the workflow's matrix from recipes/conda_build_config.yaml")
+    ci_render.add_argument("--check", action="store_true",
+                           help="change nothing; exit 1 when a generated file differs")
+    ci_render.set_defaults(func=cmd_ci_render)
+    ci_matrix = ci_cmds.add_parser("matrix", parents=[ci_common], help="print the CI build jobs")
+    ci_matrix.add_argument("--json", action="store_true", help="print JSON")
+    ci_matrix.set_defaults(func=cmd_ci_matrix)
+    ci_args = ci_cmds.add_parser("build-args", parents=[ci_common],
+                                 help="the `conda build` arguments of one job, one per line")
+    ci_args.add_argument("job", help="a job name from `gpuforge ci matrix` (e.g. linux-64)")
+    ci_args.add_argument("--channel", type=Path, default=Path("channel"),
+                         help="the local channel to build into (default: channel)")
+    ci_args.set_defaults(func=cmd_ci_build_args)
+    ci_envs = ci_cmds.add_parser("envs", parents=[ci_common],
+                                 help="a platform's environment files (envs/*-<platform>.yml)")
+    ci_envs.add_argument("platform", choices=list(PLATFORMS))
+    ci_envs.set_defaults(func=cmd_ci_envs)
+    ci_env = ci_cmds.add_parser("env-file", help="an environment file with the local channel first")
+    ci_env.add_argument("env_file", type=Path, help="envs/NAME.yml")
+    ci_env.add_argument("--channel", type=Path, required=True, help="the local channel folder")
+    ci_env.add_argument("--output", type=Path, required=True, help="where to write the result")
+    ci_env.set_defaults(func=cmd_ci_env_file)

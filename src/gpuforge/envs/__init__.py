@@ -1,0 +1,1 @@
+"""Environments: the env files, their mirrors, the offline check and solve, and lock files."""

@@ -1,0 +1,87 @@
+"""`gpuforge envs check`: every env file, the mirror definition and its generated files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rattler.exceptions import SolverError
+
+from gpuforge.envs.envfile import EnvFile, RecipeOutputs, check_env, load_env, recipe_outputs
+from gpuforge.envs.mirrors import MIRRORS_FILE, Mirrors, drift_problems, load_mirrors
+from gpuforge.envs.solve import DEFAULT_CUDA_DRIVER, first_named_line, solve_offline, solver_message
+from gpuforge.errors import GpuforgeError
+from gpuforge.recipes.lint import Problem
+from gpuforge.recipes.variants import VariantConfig, load_config
+
+
+@dataclass
+class CheckResult:
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    env_files: int = 0
+    solved: int = 0
+    generated: int = 0
+    cuda: str = DEFAULT_CUDA_DRIVER
+
+
+def env_files(envs_dir: Path) -> list[Path]:
+    return sorted(Path(envs_dir).glob("*.yml"))
+
+
+class Platforms:
+    """The variant config and the recipes' renderings, once per platform."""
+
+    def __init__(self, recipes_dir: Path, config_path: Path | None = None):
+        self.recipes_dir = Path(recipes_dir)
+        self.config_path = config_path or self.recipes_dir / "conda_build_config.yaml"
+        self._cache: dict[str, tuple[VariantConfig, RecipeOutputs]] = {}
+
+    def get(self, platform: str) -> tuple[VariantConfig, RecipeOutputs]:
+        if platform not in self._cache:
+            config = load_config(self.config_path, platform)
+            self._cache[platform] = (config, recipe_outputs(self.recipes_dir, config))
+        return self._cache[platform]
+
+
+def check_one(env: EnvFile, platforms: Platforms, mirrors: Mirrors, cuda: str | None,
+              result: CheckResult) -> None:
+    """Pins, then (when the pins are sound) the offline solve."""
+    if env.platform.endswith("-64"):
+        config, outputs = platforms.get(env.platform)
+        result.warnings += check_env(env, config, outputs, mirrors)
+        if not env.problems:
+            try:
+                solve_offline(env, outputs, result.cuda)
+                result.solved += 1
+            except SolverError as exc:
+                message = solver_message(exc)
+                env.add(first_named_line(env, message),
+                        f"the pins do not solve against the recipes' {env.platform} outputs "
+                        f"(offline, __cuda={result.cuda}): {message}")
+    result.problems += env.problems
+
+
+def check_all(envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None,
+              cuda: str | None = None) -> CheckResult:
+    """Check the env files (default: all in ``envs_dir``), mirrors.yaml and its generated files."""
+    result = CheckResult(cuda=cuda or DEFAULT_CUDA_DRIVER)
+    envs_dir = Path(envs_dir)
+    try:
+        mirrors = load_mirrors(envs_dir / MIRRORS_FILE)
+    except GpuforgeError as exc:
+        result.problems.append(Problem(str(exc.path or ""), exc.line or 0, exc.message))
+        return result
+    for path, line, message in drift_problems(mirrors, envs_dir):
+        result.problems.append(Problem(str(path), line, message))
+    result.generated = len(mirrors.mirrors)
+    platforms = Platforms(recipes_dir)
+    for path in files or env_files(envs_dir):
+        result.env_files += 1
+        try:
+            env = load_env(path)
+            check_one(env, platforms, mirrors, cuda, result)
+        except GpuforgeError as exc:
+            result.problems.append(Problem(str(exc.path or path), exc.line or 0, exc.message))
+    result.problems.sort()
+    return result

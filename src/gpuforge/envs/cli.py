@@ -1,0 +1,115 @@
+"""`gpuforge envs`: check, render, solve and lock the environment files."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from gpuforge.errors import GpuforgeError
+
+
+def cmd_envs_check(args: argparse.Namespace) -> int:
+    from gpuforge.envs.check import check_all
+
+    result = check_all(args.envs_dir, args.recipes_dir, args.files or None, args.cuda)
+    for warning in result.warnings:
+        print(warning)
+    for problem in result.problems:
+        print(problem)
+    if result.problems:
+        print(f"{len(result.problems)} problem(s) in {args.envs_dir}")
+        return 1
+    print(f"envs check: {result.env_files} env files clean, {result.solved} solved offline "
+          f"against the recipes (__cuda={result.cuda}), {result.generated} mirror files up to date")
+    return 0
+
+
+def cmd_envs_render(args: argparse.Namespace) -> int:
+    from gpuforge.envs.mirrors import MIRRORS_FILE, load_mirrors, render_condarc
+    from gpuforge.fileio import write_atomic
+
+    mirrors = load_mirrors(args.envs_dir / MIRRORS_FILE)
+    names = list(mirrors.mirrors) if args.mirror == "all" else [args.mirror]
+    for name in names:
+        if name not in mirrors.mirrors:
+            raise GpuforgeError(f"no mirror {name!r} (known: {', '.join(mirrors.mirrors)})",
+                                mirrors.path)
+        path = mirrors.generated_path(args.envs_dir, name)
+        text = render_condarc(mirrors, name)
+        same = path.is_file() and path.read_text(encoding="utf-8") == text
+        write_atomic(path, text)
+        print(f"{path}: {'unchanged' if same else 'written'}")
+    return 0
+
+
+def cmd_envs_solve(args: argparse.Namespace) -> int:
+    from rattler.exceptions import SolverError
+
+    from gpuforge.envs.check import Platforms
+    from gpuforge.envs.envfile import load_env
+    from gpuforge.envs.solve import solve_offline, solver_message
+
+    env = load_env(args.file)
+    if not env.platform.endswith("-64"):
+        raise GpuforgeError(env.problems[0].message, env.path, 1)
+    _, outputs = Platforms(args.recipes_dir).get(env.platform)
+    try:
+        solved = solve_offline(env, outputs, args.cuda)
+    except SolverError as exc:
+        raise GpuforgeError(f"no solution ({env.platform}, __cuda={args.cuda or 'default'}): "
+                            f"{solver_message(exc, keep=20)}", env.path) from None
+    for pkg in solved:
+        print(f"  {pkg.name:20} {pkg.version:10} {pkg.build:16} {pkg.origin}")
+    print(f"{env.path}: {len(solved)} packages solve for {env.platform} against the recipes' "
+          "outputs (stand-ins: versions the specs name, not what the channels carry)")
+    return 0
+
+
+def cmd_envs_lock(args: argparse.Namespace) -> int:
+    from gpuforge.envs.check import check_all, env_files
+    from gpuforge.envs.envfile import load_env
+    from gpuforge.envs.lock import LOCK_DIR, lock_envs
+    from gpuforge.envs.mirrors import MIRRORS_FILE, load_mirrors
+
+    files = args.files or env_files(args.envs_dir)
+    checked = check_all(args.envs_dir, args.recipes_dir, files, args.cuda)
+    if checked.problems:
+        raise GpuforgeError(f"{checked.problems[0]} (fix what `gpuforge envs check` reports "
+                            "before locking)")
+    mirrors = load_mirrors(args.envs_dir / MIRRORS_FILE)
+    out_dir = args.output_dir or args.envs_dir / LOCK_DIR
+    for path in lock_envs([load_env(f) for f in files], mirrors, args.mirror, out_dir, args.cuda):
+        print(f"wrote {path}")
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add `gpuforge envs` to the top-level parser."""
+    envs_cmds = commands.add_parser(
+        "envs", help="check, render (mirrors), solve and lock envs/"
+    ).add_subparsers(dest="envs_command", required=True)
+    envs_common = argparse.ArgumentParser(add_help=False)
+    envs_common.add_argument("--envs-dir", type=Path, default=Path("envs"),
+                             help="folder with the env files and mirrors.yaml (default: envs)")
+    envs_common.add_argument("--recipes-dir", type=Path, default=Path("recipes"),
+                             help="the recipes the pins must agree with (default: recipes)")
+    envs_common.add_argument("--cuda", help="CUDA version of the driver (__cuda) to solve "
+                             "CUDA envs with (default: 12.0, a current driver)")
+    check = envs_cmds.add_parser("check", parents=[envs_common],
+                                 help="validate env files, mirrors.yaml and the generated .condarc")
+    check.add_argument("files", nargs="*", type=Path, help="env files (default: envs/*.yml)")
+    check.set_defaults(func=cmd_envs_check)
+    env_render = envs_cmds.add_parser("render", parents=[envs_common],
+                                      help="write envs/mirrors/<mirror>.condarc from mirrors.yaml")
+    env_render.add_argument("--mirror", default="all", help="mirror name, or all (default)")
+    env_render.set_defaults(func=cmd_envs_render)
+    solve = envs_cmds.add_parser("solve", parents=[envs_common],
+                                 help="solve one env file offline against the recipes' outputs")
+    solve.add_argument("file", type=Path)
+    solve.set_defaults(func=cmd_envs_solve)
+    lock = envs_cmds.add_parser("lock", parents=[envs_common],
+                                help="solve on the real channels and write envs/locks/")
+    lock.add_argument("files", nargs="*", type=Path, help="env files (default: envs/*.yml)")
+    lock.add_argument("--mirror", default="official", help="mirror to solve on (default: official)")
+    lock.add_argument("--output-dir", type=Path, help="default: envs/locks")
+    lock.set_defaults(func=cmd_envs_lock)

@@ -1,0 +1,392 @@
+"""Environment files (envs/*.yml): load them and check every pin.
+
+An env file is conda's environment.yml named ``<flavor>-<win64|linux64>.yml`` (the
+name gives the platform). The checks: every dependency parses as a conda MatchSpec
+(py-rattler) and carries a comment saying why; channels are names defined in
+envs/mirrors.yaml (https URLs come from there); no 32-bit platform; and the pins
+agree with recipes/conda_build_config.yaml, with what the recipes build, and with
+the compatibility facts (libgpuarray 0.7.6's nvrtc loader, Theano 1.0.5's numpy,
+cuDNN and Windows toolchain needs).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from packaging.requirements import InvalidRequirement, Requirement
+from rattler import MatchSpec, Version, VersionSpec
+from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError, InvalidVersionSpecError
+
+from gpuforge.envs.mirrors import THIRTY_TWO_BIT_RE, Mirrors
+from gpuforge.errors import GpuforgeError
+from gpuforge.recipes.lint import (
+    CUDNN_UNLOADABLE,
+    THEANO_WIN_TOOLCHAIN,
+    WIN_CUDA_UNLOADABLE,
+    Problem,
+)
+from gpuforge.recipes.render import Recipe, Rendered, render_variants
+from gpuforge.recipes.variants import VariantConfig
+from gpuforge.yamlio import item_line, key_line, load_yaml
+
+ENV_FILE_RE = re.compile(r"^(?P<flavor>[a-z0-9][a-z0-9.]*(?:-[a-z0-9.]+)*?)-(?P<os>win|linux)"
+                         r"(?P<bits>\d+)\.yml$")
+ENV_KEYS = ("name", "channels", "dependencies", "variables")
+RECIPES_CHANNEL = "gpuforge"  # the channel recipes/ is built into (envs/mirrors.yaml: unmirrored)
+COMMENT_RE = re.compile(r"\s#\s*\S")
+LITERAL_RE = re.compile(r"[0-9][0-9A-Za-z_.+!]*")
+CUDA_BUILD_RE = re.compile(r"cuda(?P<version>\d+\.\d+)")
+# numpy's release notes: the first release without builds for a Python.
+NUMPY_FIRST_WITHOUT = {"3.6": "1.20", "3.7": "1.22", "3.8": "1.25"}
+NUMPY_THEANO_BREAKS = "1.24"  # np.bool, np.complex ... removed (FACTS.md)
+
+
+@dataclass
+class Dependency:
+    """One entry of ``dependencies`` (``spec``) or of its ``pip`` list (``requirement``)."""
+
+    text: str
+    line: int
+    spec: MatchSpec | None = None
+    requirement: Requirement | None = None
+
+    @property
+    def name(self) -> str:
+        if self.spec is not None:
+            return self.spec.name.normalized
+        return self.requirement.name if self.requirement else ""
+
+    @property
+    def version(self) -> str | None:
+        return str(self.spec.version) if self.spec is not None and self.spec.version else None
+
+    @property
+    def channel(self) -> str | None:
+        return self.spec.channel.name if self.spec is not None and self.spec.channel else None
+
+
+@dataclass
+class EnvFile:
+    """A parsed env file; ``problems`` holds what was wrong item by item."""
+
+    path: Path
+    platform: str
+    name: str = ""
+    channels: list[tuple[str, int]] = field(default_factory=list)
+    deps: list[Dependency] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    deps_line: int = 1
+
+    @property
+    def conda_deps(self) -> list[Dependency]:
+        return [d for d in self.deps if d.spec is not None]
+
+    def get(self, name: str) -> Dependency | None:
+        return next((d for d in self.conda_deps if d.name == name), None)
+
+    def add(self, line: int | None, message: str) -> None:
+        self.problems.append(Problem(str(self.path), line or 0, message))
+
+
+def env_platform(path: Path) -> tuple[str, str | None]:
+    """The platform a file name says (``gpu-win64.yml`` -> win-64), and a problem if any."""
+    m = ENV_FILE_RE.match(path.name)
+    if not m:
+        return "", "name env files <flavor>-win64.yml or <flavor>-linux64.yml (it names the platform)"
+    platform = f"{m.group('os')}-{m.group('bits')}"
+    if m.group("bits") != "64":
+        return platform, (f"{platform} is a 32-bit platform: Theano's g++ and PyTorch need 64-bit "
+                          "Python (no win-32 builds, seed 001); use -win64/-linux64")
+    return platform, None
+
+
+def _has_comment(lines: list[str], line: int | None) -> bool:
+    return bool(line) and bool(COMMENT_RE.search(lines[line - 1]))
+
+
+def load_env(path: Path) -> EnvFile:
+    """Parse an env file. Unreadable or malformed YAML raises; item problems are collected."""
+    path = Path(path)
+    platform, bad_name = env_platform(path)
+    env = EnvFile(path, platform)
+    if bad_name:
+        env.add(1, bad_name)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise GpuforgeError(f"cannot read: {exc.strerror}", path) from None
+    lines = text.splitlines()
+    doc = load_yaml(text, path)
+    if not isinstance(doc, dict):
+        raise GpuforgeError("an env file is a mapping (name, channels, dependencies)", path, 1)
+    for key in doc:
+        if key not in ENV_KEYS:
+            env.add(key_line(doc, key), f"unknown key {key!r}: conda env create knows "
+                                        f"{', '.join(ENV_KEYS)}")
+    if not isinstance(doc.get("name"), str) or not doc["name"]:
+        env.add(key_line(doc, "name") or 1, "needs a `name:` for conda env create")
+    else:
+        env.name = doc["name"]
+    channels = doc.get("channels")
+    if not isinstance(channels, list) or not channels:
+        env.add(key_line(doc, "channels") or 1, "needs a `channels:` list")
+        channels = []
+    for i, channel in enumerate(channels):
+        env.channels.append((str(channel), item_line(channels, i) or 0))
+    deps = doc.get("dependencies")
+    env.deps_line = key_line(doc, "dependencies") or 1
+    if not isinstance(deps, list) or not deps:
+        env.add(env.deps_line, "needs a `dependencies:` list")
+        return env
+    for i, item in enumerate(deps):
+        line = item_line(deps, i) or env.deps_line
+        if isinstance(item, dict) and list(item) == ["pip"] and isinstance(item["pip"], list):
+            for j, req in enumerate(item["pip"]):
+                _add_pip(env, str(req), item_line(item["pip"], j) or line, lines)
+            continue
+        if not isinstance(item, str):
+            env.add(line, f"dependency {item!r}: expected a conda spec or a `pip:` list")
+            continue
+        try:
+            spec = MatchSpec(item, strict=True)
+        except InvalidMatchSpecError as exc:
+            env.add(line, f"{item!r} is not a valid conda MatchSpec: {exc}")
+            continue
+        env.deps.append(Dependency(item, line, spec=spec))
+        if not _has_comment(lines, line):
+            env.add(line, f"{item}: every pin needs a comment saying why")
+    return env
+
+
+def _add_pip(env: EnvFile, text: str, line: int, lines: list[str]) -> None:
+    try:
+        req = Requirement(text)
+    except InvalidRequirement as exc:
+        env.add(line, f"pip: {text!r} is not a valid requirement: {exc}")
+        return
+    env.deps.append(Dependency(text, line, requirement=req))
+    if not _has_comment(lines, line):
+        env.add(line, f"pip: {text}: every pin needs a comment saying why")
+    if not any(s.operator == "==" for s in req.specifier):
+        env.add(line, f"pip: {text}: pin it with == (pip does not solve with conda)")
+
+
+# --- version spec helpers -------------------------------------------------------------
+
+def admits(spec: str | None, version: str) -> bool:
+    """Whether a version spec (None: any) admits ``version``."""
+    if spec is None:
+        return True
+    try:
+        return VersionSpec(spec).matches(Version(version))
+    except (InvalidVersionError, InvalidVersionSpecError):
+        return False
+
+
+def literals(spec: str | None) -> set[str]:
+    """The versions a spec names literally (``>=1.16,<1.20`` -> 1.16, 1.20)."""
+    found = set()
+    for raw in LITERAL_RE.findall(spec or ""):
+        raw = raw.rstrip(".")
+        try:
+            Version(raw)
+        except InvalidVersionError:
+            continue
+        found.add(raw)
+    return found
+
+
+def escapes(inner: str | None, outer: str) -> str | None:
+    """A version ``inner`` admits and ``outer`` does not, probing every version either
+    spec names plus one below and one above all (range specs change only there)."""
+    probes = literals(inner) | literals(outer) | {"0", "99999"}
+    for version in sorted(probes, key=lambda v: (Version(v), -len(v), v)):  # 11.0 before 11
+        if admits(inner, version) and not admits(outer, version):
+            return version
+    return None
+
+
+# --- checks -------------------------------------------------------------------------
+
+@dataclass
+class RecipeOutputs:
+    """What recipes/ builds for one platform: every rendering, by package name."""
+
+    platform: str
+    renderings: list[Rendered]
+
+    @property
+    def versions(self) -> dict[str, str]:
+        return {r.name: r.version for r in self.renderings}
+
+
+def recipe_outputs(recipes_dir: Path, config: VariantConfig) -> RecipeOutputs:
+    """Render every recipe in ``recipes_dir`` (any folder with a meta.yaml) for the platform."""
+    rendered: list[Rendered] = []
+    for meta in sorted(Path(recipes_dir).glob("*/meta.yaml")):
+        rendered.extend(render_variants(Recipe.load(meta.parent), config))
+    return RecipeOutputs(config.platform, rendered)
+
+
+def check_env(env: EnvFile, config: VariantConfig, outputs: RecipeOutputs, mirrors: Mirrors
+              ) -> list[str]:
+    """Add the pin problems of ``env`` to ``env.problems``; return warnings."""
+    _check_channels(env, mirrors)
+    if not env.platform.endswith("-64"):
+        return []
+    cfg = Where(config)
+    python = _check_python(env, config, cfg)
+    _check_numpy(env, config, cfg, python)
+    _check_vc(env, config, cfg)
+    _check_cuda(env, config, cfg)
+    return _check_recipe_packages(env, outputs)
+
+
+@dataclass(frozen=True)
+class Where:
+    """``recipes/conda_build_config.yaml:LINE`` of a matrix key, for messages."""
+
+    config: VariantConfig
+
+    def __call__(self, key: str) -> str:
+        return f"{self.config.path}:{self.config.lines.get(key, 1)}"
+
+
+def _check_python(env: EnvFile, config: VariantConfig, cfg: Where) -> str | None:
+    """The one matrix Python the env pins, or None (with a problem)."""
+    python = env.get("python")
+    pythons = config.values.get("python", [])
+    listed = f"({', '.join(pythons)}, {cfg('python')})"
+    if python is None or python.version is None:
+        env.add(python.line if python else env.deps_line,
+                f"pin python to one of the recipes' matrix {listed}")
+        return None
+    hits = [v for v in pythons if admits(python.version, v)]
+    if len(hits) != 1:
+        what = "is not in" if not hits else "admits several Pythons of"
+        env.add(python.line, f"python {python.version} {what} the recipes' matrix {listed}: pin one")
+        return None
+    return hits[0]
+
+
+def _check_numpy(env: EnvFile, config: VariantConfig, cfg: Where, python: str | None) -> None:
+    numpy = env.get("numpy")
+    names = {d.name for d in env.conda_deps}
+    if python and numpy is not None and names & {"pygpu", "theano"}:
+        zipped = dict(zip(config.values.get("python", []), config.values.get("numpy", []),
+                          strict=False))
+        built_against = zipped.get(python)
+        if built_against and not admits(numpy.version, built_against):
+            env.add(numpy.line, f"numpy {numpy.version} excludes numpy {built_against}, which pygpu "
+                                f"for python {python} is built against ({cfg('numpy')})")
+        gone = NUMPY_FIRST_WITHOUT.get(python)
+        if gone and admits(numpy.version, gone):
+            env.add(numpy.line, f"numpy {numpy.version} admits {gone}, which has no builds for "
+                                f"python {python}: cap it below {gone}")
+    if "theano" in names and (numpy is None or admits(numpy.version, NUMPY_THEANO_BREAKS)):
+        env.add(numpy.line if numpy else env.deps_line,
+                f"pin numpy below {NUMPY_THEANO_BREAKS}: Theano 1.0.5 uses np.bool and np.complex, "
+                f"removed in numpy {NUMPY_THEANO_BREAKS}")
+
+
+def _check_vc(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
+    vc = env.get("vc")
+    matrix = (config.values.get("vc") or [None])[0]
+    if not env.platform.startswith("win"):
+        if vc is not None:
+            env.add(vc.line, "vc is the Windows runtime pin: not on linux-64")
+    elif vc is None or vc.version is None or matrix is None or not admits(vc.version, matrix):
+        env.add(vc.line if vc else env.deps_line,
+                f"pin vc={matrix}: the runtime the recipes and Python's Windows builds use "
+                f"({cfg('vc')}; seed 001's vc14 conflicts)")
+
+
+def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> list[str]:
+    """What recipes/ builds comes from its channel at its version; Theano's companions."""
+    warnings = []
+    built = outputs.versions
+    names = {d.name for d in env.conda_deps}
+    for dep in env.conda_deps:
+        if dep.name in built:
+            if not admits(dep.version, built[dep.name]):
+                env.add(dep.line, f"{dep.name} {dep.version} excludes {built[dep.name]}, the version "
+                                  f"recipes/{dep.name} builds")
+            if dep.channel != RECIPES_CHANNEL:
+                env.add(dep.line, f"{dep.name}: take it from the recipes' channel: "
+                                  f"`{RECIPES_CHANNEL}::{dep.name}` (other channels' builds lack "
+                                  "this repository's run requirements)")
+        elif dep.channel == RECIPES_CHANNEL:
+            warnings.append(f"{env.path}:{dep.line}: warning: {dep.name}: no recipe in "
+                            f"recipes/ builds it yet; the offline solve uses a stand-in record")
+    pygpu, libgpuarray = env.get("pygpu"), env.get("libgpuarray")
+    if (pygpu is None) != (libgpuarray is None) or (
+            pygpu and libgpuarray and pygpu.version != libgpuarray.version):
+        for dep in (pygpu, libgpuarray):
+            if dep is not None:
+                env.add(dep.line, "pygpu and libgpuarray are one source and one API: pin both "
+                                  "to the same version")
+    if "theano" in names and env.platform.startswith("win"):
+        for need in THEANO_WIN_TOOLCHAIN:
+            if need not in names:
+                env.add(env.deps_line, f"win-64: Theano compiles with m2w64's g++: add {need} "
+                                       "(conda-forge's theano does not bring it)")
+    if "theano" in names and "cudatoolkit" in names and "theano-gpu-config" not in names:
+        env.add(env.deps_line, "a CUDA env with Theano needs theano-gpu-config (cxx, cuDNN paths, "
+                               "device=cuda without editing .theanorc)")
+    return warnings
+
+
+def _check_cuda(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
+    toolkit, cudnn = env.get("cudatoolkit"), env.get("cudnn")
+    facts = {  # FACTS.md: what libgpuarray 0.7.6 and Theano 1.0.5 can load
+        "cudatoolkit": ((WIN_CUDA_UNLOADABLE,) if env.platform.startswith("win") else (),
+                        "win-64: libgpuarray 0.7.6 cannot load CUDA >= 10's nvrtc64_100_0.dll: "
+                        "pin cudatoolkit <=9.1"),
+        "cudnn": (CUDNN_UNLOADABLE, "Theano 1.0.5 loads cuDNN 5.1 to 7 only"),
+    }
+    for dep, key in ((toolkit, "cudatoolkit"), (cudnn, "cudnn")):
+        if dep is None:
+            continue
+        matrix = (config.values.get(key) or [None])[0]
+        unloadable, why = facts[key]
+        if dep.version is None or matrix is None:
+            env.add(dep.line, f"pin {key} within the recipes' range {matrix} ({cfg(key)})")
+        elif any(admits(dep.version, v) for v in unloadable):
+            env.add(dep.line, f"{key} {dep.version}: {why}")
+        elif outside := escapes(dep.version, matrix):
+            env.add(dep.line, f"{key} {dep.version} admits {outside}, outside the recipes' "
+                              f"{config.platform} range {matrix} ({cfg(key)})")
+    if cudnn is not None:
+        build = str(cudnn.spec.build) if cudnn.spec.build else ""
+        if toolkit is None:
+            env.add(cudnn.line, "cudnn needs cudatoolkit pinned beside it")
+        elif (m := CUDA_BUILD_RE.search(build)) and not admits(toolkit.version, m.group("version")):
+            env.add(cudnn.line, f"cudnn build {build} is for CUDA {m.group('version')}, but "
+                                f"cudatoolkit is {toolkit.version}")
+
+
+def _check_channels(env: EnvFile, mirrors: Mirrors) -> None:
+    known = mirrors.channel_names()
+    listed = {name for name, _ in env.channels}
+    for name, line in env.channels:
+        if "://" in name or name.startswith(("/", ".")):
+            if not name.startswith("https://"):
+                env.add(line, f"channel {name} is not https")
+            env.add(line, f"channel {name}: use a channel name from {mirrors.path}; the URL comes "
+                          "from envs/mirrors/<mirror>.condarc, so exports stay portable")
+        elif name not in known:
+            env.add(line, f"channel {name!r} is not defined in {mirrors.path} "
+                          f"(known: {', '.join(sorted(known))})")
+        if THIRTY_TWO_BIT_RE.search(name):
+            env.add(line, f"channel {name}: 32-bit subdirs are not supported")
+    for dep in env.conda_deps:
+        subdir = dep.spec.subdir
+        if subdir and subdir.endswith("-32"):
+            env.add(dep.line, f"{dep.name}: subdir {subdir} is 32-bit (not supported)")
+        if dep.channel and dep.channel not in known:
+            env.add(dep.line, f"{dep.name}: channel {dep.channel!r} is not defined in {mirrors.path}")
+        elif dep.channel and dep.channel not in listed:
+            env.add(dep.line, f"{dep.name}: list channel {dep.channel} under channels: too "
+                              "(its packages' dependencies are found there)")

@@ -1,0 +1,106 @@
+"""`nox -s lock`: lock files for every env file, solved by py-rattler on the real channels.
+
+For envs/<env>.yml it writes envs/locks/<env>.lock (the lock format of rattler and pixi,
+``pixi install --frozen``-style) and envs/locks/<env>.explicit.txt (``@EXPLICIT`` URLs,
+for ``conda create -n NAME --file ...``). Every env is solved before anything is
+written, so a channel that cannot be reached leaves the old lock files as they were.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import rattler
+from rattler import LockChannel, LockFile, LockPlatform, RepoDataRecord
+from rattler.exceptions import GatewayError, SolverError
+
+from gpuforge.envs.envfile import EnvFile
+from gpuforge.envs.mirrors import Mirrors
+from gpuforge.envs.solve import DEFAULT_CUDA_DRIVER, solve_specs, solver_message, virtual_packages
+from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import write_atomic
+
+LOCK_DIR = "locks"
+URL_RE = re.compile(r"url \((?P<url>[^)]+)\)")
+
+
+@dataclass
+class Locked:
+    env: EnvFile
+    channels: list[str]
+    records: list[RepoDataRecord]
+
+
+def channel_map(env: EnvFile, mirrors: Mirrors, mirror: str) -> dict[str, list[str]]:
+    """Each channel name the env uses (listed or ``channel::``) -> its URLs behind ``mirror``."""
+    names = [name for name, _ in env.channels] + [d.channel for d in env.conda_deps if d.channel]
+    return {name: mirrors.channel_urls(name, mirror, env.platform) for name in dict.fromkeys(names)}
+
+
+def _cause(exc: BaseException) -> str:
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    return lines[-1].removeprefix("Caused by: ") if lines else type(exc).__name__
+
+
+def solve_locked(env: EnvFile, channels: dict[str, list[str]], cuda: str | None = None
+                 ) -> Locked:
+    """Solve ``env`` against real channels; GpuforgeError names what could not be reached."""
+    listed = list(dict.fromkeys(url for name, _ in env.channels for url in channels[name]))
+    wants_cuda = (cuda or DEFAULT_CUDA_DRIVER) if any(
+        d.name in ("cudatoolkit", "cudnn") for d in env.conda_deps) else None
+    try:
+        records = asyncio.run(rattler.solve(
+            [rattler.Channel(url) for url in listed], solve_specs(env, channels),
+            platforms=[env.platform, "noarch"], virtual_packages=virtual_packages(env, wants_cuda),
+            channel_relations="disabled"))
+    except GatewayError as exc:
+        m = URL_RE.search(str(exc))
+        where = m.group("url") if m else ", ".join(listed)
+        raise GpuforgeError(
+            f"cannot reach the channels: {where}: {_cause(exc)}. Lock files are solved against the "
+            "real channels: run `nox -s lock` where they can be reached, or behind a mirror "
+            "(`nox -s lock -- --mirror tuna`); the CI workflows refresh envs/locks/. "
+            "Nothing was written", env.path) from None
+    except SolverError as exc:
+        raise GpuforgeError(f"no solution on the channels ({', '.join(listed)}): "
+                            f"{solver_message(exc)}", env.path, env.deps_line) from None
+    return Locked(env, listed, records)
+
+
+def lock_texts(locked: Locked) -> dict[str, str]:
+    """The lock file (rattler/pixi format) and the @EXPLICIT list for one env."""
+    platform = LockPlatform(locked.env.platform)
+    lock = LockFile([platform])
+    lock.set_channels("default", [LockChannel(url) for url in locked.channels])
+    for record in sorted(locked.records, key=lambda r: r.name.normalized):
+        lock.add_conda_package("default", platform, record)
+    with tempfile.TemporaryDirectory(prefix="gpuforge-lock-") as tmp:
+        path = Path(tmp) / "env.lock"
+        lock.to_path(path)
+        lock_text = path.read_text(encoding="utf-8")
+    explicit = [f"# {locked.env.path.name}, solved by `gpuforge envs lock` (py-rattler)",
+                f"# platform: {locked.env.platform}", "@EXPLICIT"]
+    for record in sorted(locked.records, key=lambda r: r.name.normalized):
+        md5 = record.md5.hex() if record.md5 else None
+        explicit.append(f"{record.url}#{md5}" if md5 else str(record.url))
+    stem = locked.env.path.stem
+    return {f"{stem}.lock": lock_text, f"{stem}.explicit.txt": "\n".join(explicit) + "\n"}
+
+
+def lock_envs(envs: list[EnvFile], mirrors: Mirrors, mirror: str, out_dir: Path,
+              cuda: str | None = None) -> list[Path]:
+    """Solve every env on ``mirror``'s channels, then write all lock files (atomically)."""
+    if mirror not in mirrors.mirrors:
+        raise GpuforgeError(f"no mirror {mirror!r} (known: {', '.join(mirrors.mirrors)})",
+                            mirrors.path)
+    solved = [solve_locked(env, channel_map(env, mirrors, mirror), cuda) for env in envs]
+    written = []
+    for locked in solved:
+        for name, text in lock_texts(locked).items():
+            write_atomic(Path(out_dir) / name, text)
+            written.append(Path(out_dir) / name)
+    return written

@@ -1,0 +1,97 @@
+"""`gpuforge recipes`: render, lint and build the conda recipes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from gpuforge.errors import GpuforgeError
+from gpuforge.recipes.selectors import PLATFORMS
+
+
+def _platforms(value: str) -> list[str]:
+    return list(PLATFORMS) if value == "all" else [value]
+
+
+def cmd_recipes_render(args: argparse.Namespace) -> int:
+    from gpuforge.recipes.render import render_all
+
+    rendered = render_all(args.recipes_dir, _platforms(args.platform), args.recipe or None)
+    if args.json:
+        print(json.dumps([r.as_json() for r in rendered], indent=2))
+        return 0
+    for r in rendered:
+        print(r.label())
+        for section, specs in r.requirements.items():
+            print(f"  {section + ':':17}" + ", ".join(specs))
+    print(f"{len(rendered)} renderings")
+    return 0
+
+
+def cmd_recipes_lint(args: argparse.Namespace) -> int:
+    from gpuforge.recipes.lint import lint, summarize
+
+    problems = lint(args.recipes_dir, args.recipe or None)
+    if args.json:
+        print(json.dumps(summarize(problems), indent=2))
+    else:
+        for problem in problems:
+            print(problem)
+        names = ", ".join(args.recipe) if args.recipe else "all recipes"
+        print(f"{len(problems)} problem(s) in {names}" if problems else f"lint: {names} clean")
+    return 1 if problems else 0
+
+
+def cmd_recipes_build_local(args: argparse.Namespace) -> int:
+    from gpuforge.recipes.build_local import BuildLocal
+    from gpuforge.recipes.sources import default_cache_dir
+
+    job = BuildLocal(args.recipe, args.python, recipes_dir=args.recipes_dir,
+                     work_dir=args.work_dir, cache_dir=args.cache_dir or default_cache_dir(),
+                     source=args.source, prefix=args.prefix)
+    job.build()
+    if not args.no_test:
+        job.test()
+    return 0
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add `gpuforge recipes` to the top-level parser."""
+    recipes_cmds = commands.add_parser(
+        "recipes", help="render, lint and build the conda recipes"
+    ).add_subparsers(dest="recipes_command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--recipes-dir", type=Path, default=Path("recipes"),
+                        help="folder with the recipes and conda_build_config.yaml (default: recipes)")
+
+    render = recipes_cmds.add_parser("render", parents=[common],
+                                     help="render every variant's requirements")
+    render.add_argument("recipe", nargs="*", help="recipe names (default: all)")
+    render.add_argument("--platform", choices=[*PLATFORMS, "all"], default="all")
+    render.add_argument("--json", action="store_true", help="print JSON")
+    render.set_defaults(func=cmd_recipes_render)
+
+    lint = recipes_cmds.add_parser("lint", parents=[common],
+                                   help="conda-smithy rules and cross-recipe pin checks")
+    lint.add_argument("recipe", nargs="*", help="recipe names (default: all)")
+    lint.add_argument("--json", action="store_true", help="print JSON")
+    lint.set_defaults(func=cmd_recipes_lint)
+
+    build = recipes_cmds.add_parser(
+        "build-local", parents=[common],
+        help="run a recipe's build.sh and test section for real, without conda")
+    build.add_argument("recipe", help="libgpuarray, pygpu or theano")
+    build.add_argument("--python", required=True,
+                       help="interpreter to build for (its version picks the variant)")
+    build.add_argument("--source", type=Path,
+                       help="local source tarball or tree instead of downloading")
+    build.add_argument("--prefix", type=Path,
+                       help="scratch prefix (a venv); reuse one to build pygpu on libgpuarray")
+    build.add_argument("--work-dir", type=Path, default=Path("build/local"),
+                       help="where sources, logs and the default prefix go (default: build/local)")
+    build.add_argument("--cache-dir", type=Path,
+                       help="download cache (default: $GPUFORGE_CACHE or ~/.cache/gpuforge)")
+    build.add_argument("--no-test", action="store_true", help="skip the recipe's test section")
+    build.set_defaults(func=cmd_recipes_build_local)

@@ -1,0 +1,1 @@
+"""gpu_smoke: make each target environment, run the GPU checks and import tests, report, bench."""

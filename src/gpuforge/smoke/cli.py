@@ -1,0 +1,71 @@
+"""`gpuforge smoke`: prove each target environment (what `nox -s gpu_smoke` runs)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from gpuforge.errors import GpuforgeError
+
+
+def cmd_smoke(args: argparse.Namespace) -> int:
+    import time
+
+    from rich.console import Console
+    from rich.markup import escape
+
+    from gpuforge.smoke.report import build_report, print_table, write_reports
+    from gpuforge.smoke.run import Settings, run_python, run_target
+    from gpuforge.smoke.targets import all_targets
+
+    console = Console(stderr=True)
+    targets = all_targets(args.envs_dir)
+    if args.list:
+        for t in targets:
+            print(f"{t.name:24} {t.description}")
+        return 0
+    known = {t.name: t for t in targets}
+    unknown = [n for n in args.target if n not in known]
+    if unknown:
+        raise GpuforgeError(f"unknown target {', '.join(unknown)}: known are {', '.join(known)}")
+    chosen = [known[n] for n in args.target] if args.target else ([] if args.python else targets)
+    settings = Settings(cache_dir=args.cache_dir, channel=args.channel, fresh=args.fresh,
+                        iters=args.iters, steps=args.steps)
+    started = time.time()
+
+    def say(message: str) -> None:
+        console.print(f"[dim]{time.time() - started:6.1f}s[/] {escape(message)}", highlight=False)
+
+    results = [run_target(t, settings, say) for t in chosen]
+    results += [run_python(p, settings, say) for p in args.python]
+    report = build_report(results, started)
+    out = Console()
+    print_table(results, out if out.is_terminal else Console(width=140))
+    json_path, xml_path = write_reports(report, args.report_dir)
+    print(f"reports: {json_path} {xml_path}")
+    return 1 if report["status"] == "fail" else 0
+
+
+def add_commands(commands: argparse._SubParsersAction) -> None:
+    """Add `gpuforge smoke` to the top-level parser."""
+    smoke = commands.add_parser("smoke", help="prove each target environment runs on the GPU "
+                                "(what `nox -s gpu_smoke` runs)")
+    smoke.add_argument("--target", action="append", default=[],
+                       help="a target to run (repeatable; default: all; see --list)")
+    smoke.add_argument("--python", action="append", default=[],
+                       help="also check this interpreter as it is (repeatable)")
+    smoke.add_argument("--list", action="store_true", help="list the targets and exit")
+    smoke.add_argument("--report-dir", type=Path, default=Path("reports"),
+                       help="where gpu_smoke.json and gpu_smoke.junit.xml go (default: reports)")
+    smoke.add_argument("--channel", type=Path,
+                       help="a local channel of freshly built packages for the conda targets")
+    smoke.add_argument("--envs-dir", type=Path, default=Path("envs"),
+                       help="environment files for the conda targets (default: envs)")
+    smoke.add_argument("--cache-dir", type=Path,
+                       help="where target environments live (default: $GPUFORGE_CACHE or ~/.cache/gpuforge)")
+    smoke.add_argument("--fresh", action="store_true",
+                       help="recreate the target environments and Theano's compile cache")
+    smoke.add_argument("--iters", type=int, default=1000, help="exp() loop length (default 1000)")
+    smoke.add_argument("--steps", type=int, default=300,
+                       help="logistic regression training steps (default 300)")
+    smoke.set_defaults(func=cmd_smoke)

@@ -1,0 +1,103 @@
+"""gpu_smoke's reports: a table for people, JSON and JUnit XML for CI, one directory."""
+
+from __future__ import annotations
+
+import json
+import platform
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from gpuforge import __version__
+from gpuforge.fileio import write_atomic
+from gpuforge.smoke.run import TargetResult
+
+STYLE = {"pass": "green", "fail": "bold red", "skip": "yellow"}
+
+
+def build_report(results: list[TargetResult], started: float) -> dict[str, Any]:
+    return {
+        "gpuforge": __version__,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        "seconds": round(time.time() - started, 3),
+        "host": {"platform": platform.platform(), "machine": platform.machine()},
+        "status": "fail" if any(r.status == "fail" for r in results) else "pass",
+        "targets": [r.as_json() for r in results],
+    }
+
+
+def _check_summary(check: dict[str, Any]) -> str:
+    name = check.get("check")
+    if check["status"] != "pass":
+        return check.get("reason", "")
+    if name == "exp":
+        dev = check.get("devname") or check.get("requested_device")
+        return (f"{check['used']} ({dev}) {check['loop_seconds']:.2f}s vs numpy "
+                f"{check['numpy_seconds']:.2f}s; seed check says {check['seed_check_says']!r}")
+    if name == "transfer":
+        return (f"kept on device {check['kept_on_device_seconds']:.3f}s, "
+                f"copied back {check['copied_back_seconds']:.3f}s")
+    if name == "logreg":
+        return (f"accuracy {check['accuracy']:.3f}, loss {check['first_loss']:.2f} -> "
+                f"{check['last_loss']:.2f}, Gemv on {check['gemv_on']}, {check['seconds']:.1f}s")
+    if name == "pygpu":
+        return f"{check['devname']}: elementwise and sum match numpy"
+    return check.get("reason") or "ok"
+
+
+def print_table(results: list[TargetResult], console: Console) -> None:
+    table = Table(title="gpu_smoke")
+    for column in ("target", "status", "check", "result"):
+        table.add_column(column, overflow="fold")
+    for r in results:
+        style = STYLE[r.status]
+        rows = [(c.get("check") or c.get("name"), c["status"], _check_summary(c))
+                for c in r.checks + r.import_tests]
+        if not rows:
+            rows = [("", "", r.reason)]
+        rows += [(f"[bold]{f['id']}[/]", "", f"{f['title']}\nfix: {f['fix']}") for f in r.findings]
+        for i, (check, status, summary) in enumerate(rows):
+            table.add_row(r.name if i == 0 else "", f"[{style}]{r.status}[/]" if i == 0 else "",
+                          f"{check} [{STYLE.get(status, '')}]{status}[/]" if status else check, summary,
+                          end_section=i == len(rows) - 1)
+    console.print(table)
+
+
+def junit_xml(report: dict[str, Any]) -> str:
+    suites = ET.Element("testsuites", name="gpu_smoke")
+    for target in report["targets"]:
+        cases = target["checks"] + target["import_tests"]
+        suite = ET.SubElement(suites, "testsuite", name=target["name"], tests=str(max(len(cases), 1)),
+                              failures=str(sum(c["status"] == "fail" for c in cases)),
+                              skipped=str(sum(c["status"] == "skip" for c in cases)))
+        if not cases:  # a skipped or refused target is one test case
+            case = ET.SubElement(suite, "testcase", classname=target["name"], name="target")
+            tag = "skipped" if target["status"] == "skip" else "failure"
+            ET.SubElement(case, tag, message=target["reason"])
+            suite.set("failures" if tag == "failure" else "skipped", "1")
+            continue
+        for c in cases:
+            case = ET.SubElement(suite, "testcase", classname=target["name"],
+                                 name=str(c.get("check") or c.get("name")),
+                                 time=f"{c.get('seconds', 0):.3f}")
+            if c["status"] == "skip":
+                ET.SubElement(case, "skipped", message=c.get("reason", ""))
+            elif c["status"] == "fail":
+                fixes = "; ".join(f"{f['id']}: {f['fix']}" for f in c.get("findings", []))
+                failure = ET.SubElement(case, "failure", message=c.get("reason", ""))
+                failure.text = fixes or json.dumps(c.get("error", {}), indent=1)
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def write_reports(report: dict[str, Any], report_dir: Path) -> tuple[Path, Path]:
+    report_dir = Path(report_dir)
+    json_path = report_dir / "gpu_smoke.json"
+    xml_path = report_dir / "gpu_smoke.junit.xml"
+    write_atomic(json_path, json.dumps(report, indent=2, default=str) + "\n", backup=False)
+    write_atomic(xml_path, junit_xml(report), backup=False)
+    return json_path, xml_path

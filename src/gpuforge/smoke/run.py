@@ -1,0 +1,224 @@
+"""gpu_smoke: make each target environment, run the GPU checks and the import tests in it.
+
+Every target ends as pass, fail or skip. A skip names what is missing and the
+command that provides it; a fail names the failure mode (catalog id) and its fix.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from gpuforge.doctor import catalog
+from gpuforge.errors import GpuforgeError
+from gpuforge.smoke.targets import NEEDS, Interpreter, Target, TargetEnv, ensure_env, missing_needs
+
+CHECKS_SCRIPT = Path(__file__).parent.parent / "inside" / "gpu_checks.py"
+RESULT_MARK = "GPUFORGE_RESULT "
+CHECKS = ("exp", "transfer", "logreg", "pygpu", "cudnn", "torch", "mxnet")
+# A user script called torch.py, and a PyTorch source checkout (seed 001's two cases).
+TORCH_PY = "import torch\nprint(torch.rand(2))\n"
+TORCH_SOURCE_INIT = "from torch._C import *  # noqa: the first line of torch/__init__.py\n"
+
+
+@dataclass
+class TargetResult:
+    name: str
+    description: str
+    status: str = "skip"  # pass | fail | skip
+    reason: str = ""
+    python: str | None = None
+    env_created: bool = False
+    env_seconds: float = 0.0
+    seconds: float = 0.0
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    import_tests: list[dict[str, Any]] = field(default_factory=list)
+    findings: list[dict[str, str]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def name_failure(text: str) -> list[dict[str, str]]:
+    """The catalog entries an error text shows, the real (last) error first."""
+    return [f.as_json() for f in catalog.diagnose_text(text)]
+
+
+def run_checks(python: str, env: dict[str, str], checks: tuple[str, ...], args: list[str],
+               cwd: Path, timeout: float = 600) -> list[dict[str, Any]]:
+    """Run the checks in one process of ``python``; a crash fails the checks it left."""
+    cmd = [python, str(CHECKS_SCRIPT), *checks, *args]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd,
+                              timeout=timeout, errors="replace")
+        stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as exc:
+        stdout = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
+        stderr, code = f"timed out after {timeout:.0f} s", -1
+    results = []
+    for line in stdout.splitlines():
+        if line.startswith(RESULT_MARK):
+            try:
+                results.append(json.loads(line[len(RESULT_MARK):]))
+            except json.JSONDecodeError as exc:
+                raise GpuforgeError(f"unreadable check output from {python}: {exc}") from None
+    done = {r.get("check") for r in results}
+    for name in checks:
+        if name not in done:
+            results.append({"check": name, "status": "fail",
+                            "reason": f"the check process ended (exit {code}) before this check",
+                            "error": {"message": stderr[-2000:]}})
+    stderr_tail = stderr.strip().splitlines()[-20:]
+    for r in results:
+        r["stderr_tail"] = stderr_tail
+    return results
+
+
+def failure_text(result: dict[str, Any]) -> str:
+    error = result.get("error") or {}
+    parts = [result.get("reason", ""), error.get("message", ""),
+             "\n".join(error.get("traceback_tail") or []), "\n".join(result.get("stderr_tail") or [])]
+    return "\n".join(p for p in parts if p)
+
+
+def _check_args(target: Target, settings: Settings) -> list[str]:
+    args = ["--device", target.device, "--iters", str(settings.iters), "--steps", str(settings.steps)]
+    return args + (["--require-cuda"] if target.require_cuda else [])
+
+
+def import_tests(tenv: TargetEnv, scratch: Path) -> list[dict[str, Any]]:
+    """The known failure modes, provoked for real in a scratch directory and named."""
+    tests = []
+    python, env = str(tenv.python), tenv.env()
+    for case, files in (("torch.py shadows torch", {"torch.py": TORCH_PY}),
+                        ("torch/ source tree shadows torch", {"torch/__init__.py": TORCH_SOURCE_INIT})):
+        folder = scratch / case.split()[0].replace("/", "-dir").replace(".", "-")
+        if folder.exists():
+            shutil.rmtree(folder)
+        for rel, text in files.items():
+            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            (folder / rel).write_text(text, encoding="utf-8")
+        result = run_checks(python, env, ("shadow",), ["--module", "torch"], cwd=folder)[0]
+        text = failure_text(result)
+        named = [f["id"] for f in name_failure(text)] if result.get("error") else []
+        detected = bool(result.get("shadowed"))
+        tests.append({
+            "name": case, "expect": "torch_C_shadow", "shadowed": detected,
+            "module_file": result.get("module_file"), "error": (result.get("error") or {}).get("message"),
+            "named": named,
+            "status": "pass" if detected else "fail",
+            "reason": "shadow found and named torch_C_shadow" if detected else
+                      "the shadowing module was not detected",
+            "finding": catalog.entry("torch_C_shadow").fix if detected else None,
+        })
+    if tenv.target.require_cuda:
+        tests.append({"name": "pygpu init without a driver", "status": "skip",
+                      "reason": "this target has an NVIDIA driver: nothing to provoke"})
+    else:
+        result = run_checks(python, env, ("pygpu",), ["--device", "cuda"], cwd=scratch)[0]
+        if result["status"] == "skip":
+            tests.append({"name": "pygpu init without a driver", "status": "skip",
+                          "reason": result.get("reason", "")})
+        else:
+            named = [f["id"] for f in name_failure(failure_text(result))]
+            ok = result["status"] == "fail" and named[:1] == ["pygpu_load_lib"]
+            tests.append({"name": "pygpu init without a driver", "expect": "pygpu_load_lib",
+                          "error": (result.get("error") or {}).get("message"), "named": named,
+                          "status": "pass" if ok else "fail",
+                          "reason": "init failed and was named pygpu_load_lib" if ok else
+                                    f"expected pygpu_load_lib, got {result['status']} {named}"})
+    return tests
+
+
+@dataclass
+class Settings:
+    cache_dir: Path | None = None
+    channel: Path | None = None
+    fresh: bool = False
+    iters: int = 1000
+    steps: int = 300
+
+
+def refuse_32bit(result: TargetResult, python: str) -> bool:
+    """Fail the target, naming python_32bit, when ``python`` is a 32-bit interpreter."""
+    found = Interpreter.probe(python)
+    bits, version = found.bits, found.version
+    if bits == 64:
+        return False
+    result.status = "fail"
+    result.reason = (f"{python} is a 32-bit Python {version} (pointer size {bits // 8}): "
+                     "gpu_smoke refuses it; the stack (Theano's g++, pygpu, CUDA, PyTorch) is 64-bit only")
+    result.findings = name_failure(result.reason)
+    return True
+
+
+def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -> TargetResult:
+    result = TargetResult(target.name, target.description)
+    start = time.monotonic()
+    missing = missing_needs(target)
+    if missing:
+        result.reason = "; ".join(missing)
+        return result
+    note = ""
+    if target.env_file and target.require_cuda and not NEEDS["nvidia-driver"][0]():
+        # a GPU env file on a GPU-less machine (hosted CI): still make it and prove
+        # it on the CPU, and say the GPU half was not run
+        target = replace(target, device="cpu", require_cuda=False)
+        note = "no NVIDIA driver here: made and checked on device=cpu; GPU checks need a GPU machine"
+    base = target.python
+    if base.startswith("/") and refuse_32bit(result, base):
+        return result
+    say(f"[{target.name}] environment")
+    try:
+        tenv = ensure_env(target, settings.cache_dir, settings.channel, settings.fresh,
+                          say=lambda m: say(f"[{target.name}]   {m}"))
+    except GpuforgeError as exc:  # e.g. a conda solve that fails: the target fails, others run
+        result.status, result.reason = "fail", f"the environment could not be made: {exc}"
+        result.findings = name_failure(str(exc))
+        return result
+    result.python, result.env_created, result.env_seconds = str(tenv.python), tenv.created, tenv.seconds
+    if refuse_32bit(result, str(tenv.python)):
+        return result
+    scratch = tenv.root / "scratch"
+    scratch.mkdir(exist_ok=True)
+    say(f"[{target.name}] checks: {', '.join(CHECKS)}"
+        + (" (first run: Theano compiles its ops)" if tenv.created else ""))
+    result.checks = run_checks(str(tenv.python), tenv.env(), CHECKS, _check_args(target, settings),
+                               cwd=scratch)
+    say(f"[{target.name}] import tests")
+    result.import_tests = import_tests(tenv, scratch)
+    return conclude(result, start, note)
+
+
+def conclude(result: TargetResult, start: float, note: str = "") -> TargetResult:
+    """Name each failed check's failure mode; the target fails when any check or test did."""
+    failed = [c for c in result.checks + result.import_tests if c["status"] == "fail"]
+    for c in result.checks:
+        if c["status"] == "fail":
+            c["findings"] = name_failure(failure_text(c))
+            result.findings += [f for f in c["findings"] if f not in result.findings]
+    result.status = "fail" if failed else "pass"
+    result.reason = "; ".join([note] * bool(note) + [
+        f"{c.get('check') or c.get('name')}: {c.get('reason', '')}" for c in failed])
+    result.seconds = time.monotonic() - start
+    return result
+
+
+def run_python(python: str, settings: Settings, say: Callable[[str], None]) -> TargetResult:
+    """An interpreter the user names (`--python PATH`): checks run in it as it is."""
+    result = TargetResult(f"python:{python}", f"the interpreter {python}, as it is")
+    start = time.monotonic()
+    if refuse_32bit(result, python):
+        return result
+    scratch = Path.cwd()
+    say(f"[{result.name}] checks: {', '.join(CHECKS)}")
+    result.python = python
+    result.checks = run_checks(python, None, CHECKS, ["--iters", str(settings.iters), "--steps",
+                                                      str(settings.steps)], cwd=scratch)
+    return conclude(result, start)

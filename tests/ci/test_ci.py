@@ -1,0 +1,350 @@
+"""CI: the matrix generated from the variant config, the workflow linted by the real linters,
+and the ci/ scripts run for real up to their first step that needs conda."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, cli_env, run_cli
+
+from gpuforge.ci.workflow import make_plan
+from gpuforge.recipes.selectors import PLATFORMS
+from gpuforge.recipes.variants import load_config
+
+WORKFLOW = ROOT / ".github" / "workflows" / "build.yml"
+CONFIG = ROOT / "recipes" / "conda_build_config.yaml"
+SCRIPTS = sorted(ROOT.glob("ci/*.sh"))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A copy of what the CI files are generated from and run with."""
+    dest = tmp_path / "repo"
+    for part in ("recipes", "ci", ".github", "src"):
+        shutil.copytree(ROOT / part, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def tool(name: str) -> str:
+    found = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+    if found is None:
+        pytest.skip(f"{name} is not installed: `pip install -e .[ci-lint]` (or run `nox -s tests`)")
+    return found
+
+
+def run(*cmd: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env=cli_env(**env))
+
+
+def run_script(script: str, *args: str, root: Path = ROOT, **env: str) -> subprocess.CompletedProcess:
+    """Run ci/<script> with bash, with this interpreter as the scripts' host Python."""
+    if shutil.which("conda"):
+        pytest.skip("conda is installed here: the scripts would go on to build (CI runs them there)")
+    return run("bash", str(root / "ci" / script), *args, cwd=root, PYTHON=sys.executable, **env)
+
+
+# --- the matrix comes from recipes/conda_build_config.yaml -------------------------------------
+
+def test_committed_ci_files_match_the_variant_config():
+    proc = run_cli("ci", "render", "--check")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "generated files match recipes/conda_build_config.yaml" in proc.stdout
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_matrix_is_the_python_numpy_zip_and_one_libgpuarray_build(platform):
+    jobs = json.loads(run_cli("ci", "matrix", "--json").stdout)
+    mine = [j for j in jobs if j["platform"] == platform]
+    base = [j for j in mine if j["stage"] == "base"]
+    assert [(j["name"], j["recipes"]) for j in base] == [(platform, ["libgpuarray"])]
+    values = load_config(CONFIG, platform).values
+    zipped = list(zip(values["python"], values["numpy"], strict=True))
+    variants = [j for j in mine if j["stage"] == "variant"]
+    assert [(j["pins"]["python"], j["pins"]["numpy"]) for j in variants] == zipped
+    assert all(j["recipes"] == ["pygpu", "theano", "theano-gpu-config"] for j in variants)
+    assert all(j["runner"] == ("windows-2022" if platform == "win-64" else "ubuntu-24.04") for j in mine)
+
+
+def test_each_job_config_reads_back_as_that_job_of_the_matrix():
+    for job in make_plan(ROOT).jobs:
+        path = ROOT / job.config_path
+        narrowed = load_config(path, job.platform).values
+        full = load_config(CONFIG, job.platform).values
+        for key, values in full.items():
+            assert narrowed[key] == ([job.pins[key]] if key in job.pins else values), (path, key)
+        assert narrowed["target_platform"] == [job.platform]
+
+
+def test_workflow_matrix_rows_name_every_job_config():
+    text = WORKFLOW.read_text()
+    named = set(re.findall(r'variant: "([^"]+)"', text))
+    assert named == {p.stem for p in (ROOT / "ci" / "variants").glob("*.yaml")}
+    assert len(re.findall(r'variant: "[^"]+_python', text)) == 12
+
+
+def test_a_changed_config_is_drift_until_rerendered(repo):
+    config = repo / "recipes" / "conda_build_config.yaml"
+    text = config.read_text()
+    text = text.replace("  - 3.11\n", "").replace("  - 1.23  # python 3.11: first numpy built for 3.11\n", "")
+    text = text.replace("  - 1.21  # python 3.10", "  - 1.22  # python 3.10")
+    config.write_text(text)
+    before = (repo / ".github/workflows/build.yml").read_text()
+
+    check = run_cli("ci", "render", "--check", "--root", str(repo))
+    assert check.returncode == 1
+    for line in (".github/workflows/build.yml: out of date",
+                 "ci/variants/linux-64_python3.11_numpy1.23.yaml: stale",
+                 "ci/variants/win-64_python3.10_numpy1.21.yaml: stale",
+                 "ci/variants/win-64_python3.10_numpy1.22.yaml: missing",
+                 "ci/variants/linux-64.yaml: out of date"):  # its numpy list changed too
+        assert line in check.stdout
+    assert "run `gpuforge ci render`" in check.stdout
+    assert (repo / ".github/workflows/build.yml").read_text() == before  # --check writes nothing
+
+    rendered = run_cli("ci", "render", "--root", str(repo))
+    assert rendered.returncode == 0, rendered.stderr
+    assert "removed ci/variants/linux-64_python3.11_numpy1.23.yaml" in rendered.stdout
+    assert (repo / ".github/workflows/build.yml.bak").read_text() == before
+    workflow = (repo / ".github/workflows/build.yml").read_text()
+    assert len(re.findall(r'variant: "[^"]+_python', workflow)) == 10
+    assert 'variant: "win-64_python3.10_numpy1.22"' in workflow
+    assert run_cli("ci", "render", "--check", "--root", str(repo)).returncode == 0
+    actionlint = run(tool("actionlint"), str(repo / ".github/workflows/build.yml"))
+    assert actionlint.returncode == 0, actionlint.stdout
+
+
+def test_a_hand_edited_job_config_is_drift(repo):
+    path = repo / "ci/variants/linux-64_python3.8_numpy1.17.yaml"
+    path.write_text(path.read_text().replace('"1.17"', '"1.18"'))
+    check = run_cli("ci", "render", "--check", "--root", str(repo))
+    assert check.returncode == 1
+    assert check.stdout.splitlines()[0] == "ci/variants/linux-64_python3.8_numpy1.17.yaml: out of date"
+
+
+def test_workflow_without_its_end_marker_is_one_located_error(repo):
+    workflow = repo / ".github/workflows/build.yml"
+    lines = workflow.read_text().splitlines(keepends=True)
+    end = next(i for i, ln in enumerate(lines) if "# end generated: variants" in ln)
+    begin = next(i for i, ln in enumerate(lines) if "render`: variants" in ln)
+    workflow.write_text("".join(lines[:end] + lines[end + 1:]))
+    proc = run_cli("ci", "render", "--root", str(repo))
+    assert proc.returncode == 2
+    assert proc.stderr == (f"gpuforge: error: {workflow}:{begin + 1}: generated block 'variants' has "
+                           "no `# end generated: variants` line\n")
+    assert not (repo / ".github/workflows/build.yml.bak").exists()
+
+
+def test_broken_variant_config_is_one_located_error_and_nothing_written(repo):
+    config = repo / "recipes" / "conda_build_config.yaml"
+    config.write_text(config.read_text().replace("numpy:\n", "numpy: [\n", 1))
+    variants = {p.name: p.read_text() for p in (repo / "ci/variants").glob("*")}
+    proc = run_cli("ci", "render", "--root", str(repo))
+    assert proc.returncode == 2
+    assert re.fullmatch(rf"gpuforge: error: {re.escape(str(config))}:\d+: invalid YAML: .*\n", proc.stderr)
+    assert {p.name: p.read_text() for p in (repo / "ci/variants").glob("*")} == variants
+
+
+def test_a_recipe_needing_theano_builds_per_variant_and_a_python_free_one_once(repo):
+    for name, run_dep in (("theano-plugin", "theano"), ("gpuarray-headers", "libgpuarray")):
+        (repo / "recipes" / name).mkdir()
+        (repo / "recipes" / name / "meta.yaml").write_text(
+            f"package:\n  name: {name}\n  version: 1.0\n\nbuild:\n  number: 0\n\n"
+            f"requirements:\n  run:\n    - {run_dep}\n")
+    plan = make_plan(repo)
+    linux = [j for j in plan.jobs if j.platform == "linux-64"]
+    assert [r.name for r in linux[0].recipes] == ["libgpuarray", "gpuarray-headers"]
+    assert [r.name for r in linux[1].recipes] == ["pygpu", "theano", "theano-gpu-config",
+                                                  "theano-plugin"]
+
+
+def test_build_args_name_the_job_config_and_only_local_or_https_channels():
+    proc = run_cli("ci", "build-args", "win-64_python3.6_numpy1.16", "--channel", "channel")
+    assert proc.returncode == 0, proc.stderr
+    args = proc.stdout.splitlines()
+    assert args[:5] == ["recipes/pygpu", "recipes/theano", "recipes/theano-gpu-config", "-m",
+                        "ci/variants/win-64_python3.6_numpy1.16.yaml"]
+    channels = [args[i + 1] for i, a in enumerate(args) if a == "-c"]
+    assert channels == [(ROOT / "channel").as_uri(), "https://repo.anaconda.com/pkgs/main",
+                        "https://repo.anaconda.com/pkgs/msys2"]
+    assert "--override-channels" in args and "--no-anaconda-upload" in args
+
+
+# --- environment files against the local channel -------------------------------------------------
+
+ENV = """\
+# The headline environment (a test copy).
+name: gpu-linux64
+channels:
+  - https://repo.anaconda.com/pkgs/main  # Anaconda's main channel
+  - conda-forge
+dependencies:
+  - python 3.7.*
+  - theano 1.0.5
+"""
+
+
+def test_env_file_puts_the_local_channel_first_and_keeps_the_rest(tmp_path):
+    env, channel, out = tmp_path / "gpu-linux64.yml", tmp_path / "channel", tmp_path / "out" / "gpu.yml"
+    env.write_text(ENV)
+    channel.mkdir()
+    for _ in range(2):  # twice: the channel is not added again
+        proc = run_cli("ci", "env-file", str(env), "--channel", str(channel), "--output", str(out))
+        assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert "# Anaconda's main channel" in text
+    from gpuforge.yamlio import load_yaml
+    doc = load_yaml(text, out)
+    assert list(doc["channels"]) == [channel.resolve().as_uri(), "https://repo.anaconda.com/pkgs/main",
+                                     "conda-forge"]
+    assert list(doc["dependencies"]) == ["python 3.7.*", "theano 1.0.5"]
+
+
+def test_broken_env_file_is_one_located_error_and_nothing_written(tmp_path):
+    env, channel, out = tmp_path / "gpu-linux64.yml", tmp_path / "channel", tmp_path / "gpu.yml"
+    env.write_text(ENV.replace("  - conda-forge\n", "  - conda-forge\n  - [\n"))
+    channel.mkdir()
+    proc = run_cli("ci", "env-file", str(env), "--channel", str(channel), "--output", str(out))
+    assert proc.returncode == 2
+    assert re.fullmatch(rf"gpuforge: error: {re.escape(str(env))}:\d+: invalid YAML: .*\n", proc.stderr)
+    assert not out.exists()
+    env.write_text(ENV.replace("channels:\n", "channels: conda-forge\nx:\n"))
+    proc = run_cli("ci", "env-file", str(env), "--channel", str(channel), "--output", str(out))
+    assert proc.stderr == f"gpuforge: error: {env}:3: channels: expected a list of channel names or URLs\n"
+
+
+# --- the real linters ----------------------------------------------------------------------------
+
+def test_workflow_passes_actionlint_zizmor_and_the_workflow_schema():
+    for cmd in ([tool("actionlint"), str(WORKFLOW)],
+                [tool("zizmor"), "--offline", str(WORKFLOW.parent)],
+                [tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)]):
+        proc = run(*cmd)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_ci_scripts_pass_shellcheck():
+    proc = run(tool("shellcheck"), "-x", *map(str, SCRIPTS))
+    assert proc.returncode == 0, proc.stdout
+
+
+@pytest.mark.parametrize(("linter", "change", "finding"), [
+    ("zizmor", ("uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1",
+                "uses: actions/checkout@v7"), "unpinned-uses"),
+    ("zizmor", ("permissions:\n  contents: read", "permissions: write-all"), "excessive-permissions"),
+    ("zizmor", ('ci/index-channel.sh "$PLATFORM"', 'ci/index-channel.sh "${{ github.head_ref }}"'),
+     "template-injection"),
+    ("actionlint", ('run: ci/build.sh "$VARIANT"', 'run: echo "${{ github.event.pull_request.title }}"'),
+     "potentially untrusted"),
+    ("actionlint", ("needs: libgpuarray", "needs: libgpuarry"), "libgpuarry"),
+    ("check-jsonschema", ("timeout-minutes: 90", "timeout-minutes: [90]"), "timeout-minutes"),
+])
+def test_linters_catch_a_broken_copy_of_the_workflow(tmp_path, linter, change, finding):
+    workflow = tmp_path / ".github" / "workflows" / "build.yml"
+    workflow.parent.mkdir(parents=True)
+    old, new = change
+    assert old in WORKFLOW.read_text()
+    workflow.write_text(WORKFLOW.read_text().replace(old, new, 1))
+    args = {"zizmor": ["--offline", str(workflow.parent)],
+            "check-jsonschema": ["--builtin-schema", "vendor.github-workflows", str(workflow)]}
+    proc = run(tool(linter), *args.get(linter, [str(workflow)]))
+    assert proc.returncode != 0
+    assert finding in proc.stdout + proc.stderr
+
+
+# --- ci/*.sh, run for real up to the first step that needs conda -------------------------------
+
+def test_build_runs_up_to_conda_and_says_how_to_get_it():
+    proc = run_script("build.sh", "linux-64_python3.7_numpy1.16")
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    steps = re.findall(r"^==> \[\d\] (.*)$", proc.stdout, re.M)
+    assert steps == ["generated CI files match recipes/conda_build_config.yaml",
+                     "conda build arguments for linux-64_python3.7_numpy1.16",
+                     "host is linux-64", "conda and conda-build"]
+    assert ("conda build recipes/pygpu recipes/theano recipes/theano-gpu-config "
+            "-m ci/variants/linux-64_python3.7_numpy1.16.yaml" in proc.stdout)
+    assert proc.stderr.splitlines() == [
+        "build.sh: error: conda is not installed: conda build needs it. Install Miniforge "
+        "(https://github.com/conda-forge/miniforge), then `conda install -n base conda-build`, and run "
+        f"{ROOT / 'ci/build.sh'} again (in CI, conda-incubator/setup-miniconda does this)."]
+
+
+def test_build_refuses_an_unknown_job_and_another_platform():
+    unknown = run_script("build.sh", "linux-64_python2.7")
+    assert unknown.returncode == 2
+    assert "no CI job 'linux-64_python2.7'" in unknown.stderr
+    other = "win-64" if sys.platform.startswith("linux") else "linux-64"
+    proc = run_script("build.sh", other)
+    assert proc.returncode == 2
+    assert f"job {other} builds for {other}, this machine is" in proc.stderr
+
+
+def test_build_stops_before_conda_when_the_matrix_drifted(repo):
+    config = repo / "recipes" / "conda_build_config.yaml"
+    config.write_text(config.read_text().replace("  - 3.11\n", "  - 3.12\n"))
+    proc = run_script("build.sh", "linux-64", root=repo)
+    assert proc.returncode == 1
+    assert "ci/variants/ or the workflow drifted: run `gpuforge ci render` and commit" in proc.stderr
+
+
+def test_smoke_lists_the_platforms_env_files_then_stops_at_conda(repo):
+    (repo / "envs").mkdir()
+    (repo / "envs" / "gpu-linux64.yml").write_text(ENV)
+    (repo / "envs" / "gpu-win64.yml").write_text(ENV.replace("linux64", "win64"))
+    (repo / "channel").mkdir()
+    proc = run_script("smoke.sh", "linux-64", root=repo)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "    envs/gpu-linux64.yml" in proc.stdout and "gpu-win64" not in proc.stdout
+    assert "creating the environments needs it" in proc.stderr
+
+
+def test_smoke_without_env_files_or_channel_says_so(repo):
+    proc = run_script("smoke.sh", "win-64", root=repo)
+    assert proc.returncode == 2
+    assert "no environment files for win-64 (envs/*-win64.yml)" in proc.stderr
+    (repo / "envs").mkdir()
+    (repo / "envs" / "cpu-win64.yml").write_text(ENV)
+    proc = run_script("smoke.sh", "win-64", root=repo)
+    assert proc.returncode == 2
+    assert "no such channel folder: build the packages first" in proc.stderr
+
+
+def test_index_channel_lists_the_packages_then_stops_at_conda(repo):
+    proc = run_script("index-channel.sh", "linux-64", root=repo)
+    assert proc.returncode == 2
+    assert "no packages in channel/linux-64 or channel/noarch" in proc.stderr
+    (repo / "channel" / "linux-64").mkdir(parents=True)
+    # The script only lists the files before conda indexes them: a name is all it reads.
+    (repo / "channel" / "linux-64" / "libgpuarray-0.7.6-h0_0.conda").write_bytes(b"")
+    proc = run_script("index-channel.sh", "linux-64", root=repo)
+    assert proc.returncode == 3
+    assert "channel/linux-64/libgpuarray-0.7.6-h0_0.conda" in proc.stdout
+    assert "conda is not installed: indexing the channel needs it" in proc.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks the non-Windows branch")
+def test_msvc_v140_has_nothing_to_do_off_windows():
+    proc = run_script("msvc-v140.sh")
+    assert proc.returncode == 0
+    assert "msvc-v140: nothing to do on linux-64" in proc.stdout
+
+
+def test_publish_needs_a_tag_and_a_token_and_never_prints_it(repo):
+    assert run_script("publish.sh", "channel", root=repo).returncode == 2
+    proc = run_script("publish.sh", "channel", root=repo, GITHUB_REF="refs/tags/v1.0.0",
+                      ANACONDA_API_TOKEN="")
+    assert proc.returncode == 2
+    assert "ANACONDA_API_TOKEN is not set" in proc.stderr
+    token = "tok-" + os.urandom(8).hex()
+    proc = run_script("publish.sh", "channel", root=repo, GITHUB_REF="refs/tags/v1.0.0",
+                      ANACONDA_API_TOKEN=token)
+    assert proc.returncode == 2
+    assert "no packages in channel/*/" in proc.stderr
+    assert token not in proc.stdout + proc.stderr

@@ -1,0 +1,290 @@
+"""The doctor's catalog and matching, on recorded real error texts, and its CLI contract.
+
+Every log under tests/data/logs/ is a real error text, named by its source
+(a seed, FAILURE_MODES.md, or an upstream issue); `# expect:` is the id the
+doctor must name first. The live reproductions are in test_doctor_live.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, pyenv_python, run_cli
+
+from gpuforge.doctor import examine as doctor
+from gpuforge.doctor.catalog import Condition, diagnose, diagnose_text, load_catalog
+from gpuforge.errors import GpuforgeError
+
+LOGS = ROOT / "tests" / "data" / "logs"
+
+
+def read_case(path: Path) -> tuple[dict[str, str], str]:
+    """A recorded log: its `# key: value` header and the text after it."""
+    header, body = {}, []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    while lines and (m := re.match(r"# (source|expect|fix-mentions): (.*)$", lines[0])):
+        header[m.group(1)] = m.group(2)
+        lines.pop(0)
+    body = "\n".join(lines)
+    return header, body
+
+
+CASES = sorted(LOGS.glob("*.txt"))
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_recorded_log_names_its_failure_first(path: Path) -> None:
+    header, text = read_case(path)
+    assert header.get("source"), f"{path.name}: a recorded text must name its source"
+    findings = diagnose_text(text)
+    assert findings, f"{path.name}: nothing found"
+    assert findings[0].id == header["expect"], [f.id for f in findings]
+    if "fix-mentions" in header:  # a seed's own error text gets the seed's fix
+        assert header["fix-mentions"] in findings[0].entry.fix
+
+
+def test_every_catalog_entry_has_a_test() -> None:
+    """An entry is covered by a recorded log here or by a live reproduction (test_doctor_live)."""
+    from test_doctor_live import REPRODUCED
+
+    covered = {read_case(p)[0]["expect"] for p in CASES} | set(REPRODUCED)
+    missing = sorted(e.id for e in load_catalog() if e.id not in covered)
+    assert not missing, f"catalog entries without a test: {missing}"
+
+
+def test_failure_modes_ids_are_all_in_the_catalog() -> None:
+    modes = Path("/work/shared/FAILURE_MODES.md")
+    if not modes.exists():
+        pytest.skip("shared/FAILURE_MODES.md is not beside this checkout (/work/shared)")
+    ids = set(re.findall(r"^\| (\w+) \|", modes.read_text(encoding="utf-8"), re.M)) - {"id"}
+    assert ids <= {e.id for e in load_catalog()}, sorted(ids - {e.id for e in load_catalog()})
+
+
+def test_the_wrapper_line_is_not_the_answer() -> None:
+    """Seed 000: `Could not initialize pygpu` wraps the real error, which comes last."""
+    _, text = read_case(LOGS / "seed000_pygpu_load_lib.txt")
+    assert "Could not initialize pygpu, support disabled" in text
+    assert [f.id for f in diagnose_text(text)] == ["pygpu_load_lib"]
+
+
+def test_a_wrapper_entry_yields_to_the_specific_error() -> None:
+    text = ("ERROR (theano.gpuarray): pygpu was configured but could not be imported or is too old "
+            "(version 0.7 or higher required)\n")
+    _, abi = read_case(LOGS / "upstream_pygpu_numpy_abi_6099.txt")
+    assert [f.id for f in diagnose_text(text)] == ["pygpu_import"]
+    assert [f.id for f in diagnose_text(abi + "\n" + text)] == ["pygpu_numpy_abi"]
+
+
+def test_the_last_error_comes_first() -> None:
+    _, first = read_case(LOGS / "seed000_pygpu_load_lib.txt")
+    _, second = read_case(LOGS / "seed000_cudnn_wrong_format.txt")
+    assert [f.id for f in diagnose_text(first + "\n" + second)] == ["cudnn_wrong_format", "pygpu_load_lib"]
+
+
+def test_healthy_output_matches_nothing() -> None:
+    """What the healthy targets print on import and in the checks."""
+    text = ("WARNING (theano.tensor.blas): Using NumPy C-API based implementation for BLAS functions.\n"
+            "Mapped name None to device opencl0:0: pthread-skylake-avx512-AMD EPYC\n"
+            "[GpuElemwise{exp,no_inplace}(<GpuArrayType<None>(float32, vector)>), "
+            "HostFromGpu(gpuarray)(GpuElemwise{exp,no_inplace}.0)]\nUsed the gpu\n")
+    assert diagnose_text(text) == []
+
+
+def test_matching_is_instant() -> None:
+    text = "\n".join(read_case(p)[1] for p in CASES) * 20
+    import time
+
+    start = time.perf_counter()
+    diagnose_text(text)
+    assert time.perf_counter() - start < 0.5
+
+
+@pytest.mark.parametrize("condition, facts, holds", [
+    ("python.bits == 32", {"python": {"bits": 32}}, True),
+    ("python.bits == 32", {"python": {"bits": 64}}, False),
+    ("imports.numpy.version >= 1.24", {"imports": {"numpy": {"version": "1.24.2"}}}, True),
+    ("imports.numpy.version >= 1.24", {"imports": {"numpy": {"version": "1.9.3"}}}, False),
+    ("imports.numpy.version >= 1.24", {"imports": {"numpy": {}}}, False),
+    ("not cuda.driver.loaded", {"cuda": {"driver": {"loaded": None}}}, True),
+    ("config.settings.device.value ~ ^gpu\\d*$", {"config": {"settings": {"device": {"value": "gpu1"}}}},
+     True),
+    ("imports.pygpu.api_version.0 != 2", {"imports": {"pygpu": {"api_version": [1, 0]}}}, True),
+])
+def test_fact_conditions(condition: str, facts: dict, holds: bool) -> None:
+    from gpuforge.doctor.catalog import CONDITION
+
+    m = CONDITION.match(condition)
+    c = Condition(condition, m["path"], bool(m["not"]), m["op"], (m["value"] or "").strip())
+    assert c.holds(facts)[0] is holds
+
+
+def test_fact_entries_fire_from_facts_alone() -> None:
+    facts = {"python": {"bits": 32}, "derived": {}}
+    assert "python_32bit" in [f.id for f in diagnose(facts=facts, platform="linux")]
+
+
+def test_a_bad_catalog_is_a_located_error(tmp_path: Path) -> None:
+    bad = tmp_path / "catalog.yaml"
+    bad.write_text("- id: x\n  title: t\n  cause: c\n  fix: f\n  source: s\n  match:\n"
+                   "    facts: ['python.bits ==']\n", encoding="utf-8")
+    with pytest.raises(GpuforgeError, match="bad fact condition") as err:
+        load_catalog(bad)
+    assert err.value.line == 1
+
+
+# --- CLI ----------------------------------------------------------------------------
+
+def test_log_json_contract(tmp_path: Path) -> None:
+    _, text = read_case(LOGS / "seed001_torch_C_shadow.txt")
+    log = tmp_path / "log.txt"
+    log.write_text(text, encoding="utf-8")
+    proc = run_cli("doctor", "--log", str(log), "--json")
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    assert list(data) == ["findings"]
+    assert data["findings"][0]["id"] == "torch_C_shadow"
+    assert set(data["findings"][0]) == {"id", "title", "cause", "fix", "evidence", "source"}
+
+
+def test_log_from_stdin_and_nothing_found() -> None:
+    import subprocess
+    import sys
+
+    from conftest import cli_env
+
+    proc = subprocess.run([sys.executable, "-m", "gpuforge", "doctor", "--log", "-"], input="all good\n",
+                          text=True, capture_output=True, env=cli_env(), cwd=ROOT)
+    assert proc.returncode == 0
+    assert "no known failure found" in proc.stdout
+
+
+def test_explain_prints_the_whole_entry() -> None:
+    proc = run_cli("doctor", "--explain", "numpy_aliases")
+    assert proc.returncode == 0
+    for part in ("numpy_aliases:", "matches text:", "matches facts (all of): imports.numpy.version >= 1.24",
+                 "fix: Pin numpy<1.24", "--fix applies:", "source: seen here"):
+        assert part in proc.stdout
+    bad = run_cli("doctor", "--explain", "nope")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no catalog entry 'nope'" in bad.stderr
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "cannot read the log"),
+    (b"\x00\x01binary", "not a text log"),
+])
+def test_bad_log_is_one_line(tmp_path: Path, content: bytes | None, message: str) -> None:
+    log = tmp_path / "log.bin"
+    if content is not None:
+        log.write_bytes(content)
+    proc = run_cli("doctor", "--log", str(log))
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"gpuforge: error: {log}") and message in proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"python": ', "not a probe report"),
+    ('{"no": 1}', "no `python` facts"),
+    ("", "empty output"),
+])
+def test_bad_probe_report_is_one_line(tmp_path: Path, content: str, message: str) -> None:
+    report = tmp_path / "probe.json"
+    report.write_text(content, encoding="utf-8")
+    proc = run_cli("doctor", "--facts", str(report))
+    assert proc.returncode == 2 and message in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_an_interpreter_that_prints_no_report_is_one_line(tmp_path: Path) -> None:
+    for python, message in (("/bin/false", "printed no report"), (str(tmp_path / "nope"), "no such")):
+        proc = run_cli("doctor", "--python", python)
+        assert proc.returncode == 2 and message in proc.stderr and proc.stderr.count("\n") == 1
+
+
+# --- the probe under old interpreters ------------------------------------------------------
+
+@pytest.mark.parametrize("minor", ["2.7", "3.6"])
+def test_probe_runs_under_old_pythons(minor: str, tmp_path: Path) -> None:
+    python = pyenv_python(minor)
+    if python is None:
+        pytest.skip(f"needs pyenv's Python {minor}: `pyenv install {minor}`")
+    facts = doctor.run_probe(python, timeout=60, cwd=tmp_path)
+    assert facts["python"]["version"].startswith(minor) and facts["python"]["bits"] == 64
+    assert "probe_error" not in json.dumps(facts)
+    assert facts["imports"]["theano"]["found"] is None
+
+
+def test_probe_reports_a_broken_theanorc_as_file_and_line(tmp_path: Path) -> None:
+    rc = tmp_path / "theanorc"
+    rc.write_text("[global]\nfloatX = float32\nthis is not a key\n", encoding="utf-8")
+    proc = run_cli("doctor", cwd=tmp_path, THEANORC=str(rc))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (f"gpuforge: error: {rc}:3: invalid Theano config file: "
+                                   "not a `key = value` line: 'this is not a key'")
+
+
+# --- safe fixes, on files -----------------------------------------------------------------
+
+def test_ini_edits_keep_everything_else() -> None:
+    text = "# mine\n[global]\ndevice = gpu\n\n[nvcc]\nfastmath = True\n"
+    assert doctor.ini_set(text, "device", "cuda", line=3) == "# mine\n[global]\ndevice = cuda\n\n" \
+        "[nvcc]\nfastmath = True\n"
+    assert doctor.ini_set(text, "floatX", "float32").splitlines()[2:4] == ["device = gpu", "floatX = float32"]
+    assert doctor.ini_set(text, "blas.ldflags", "").endswith("[blas]\nldflags =\n")
+    assert doctor.ini_comment(text, 6, "gone").splitlines()[-1] == "# fastmath = True    # gone"
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("requirements.txt", "Theano==1.0.5\nnumpy==1.24.4  # newest\nscipy\n",
+     "Theano==1.0.5\nnumpy<1.24\nscipy\n"),
+    ("requirements.txt", "Theano==1.0.5\n", "Theano==1.0.5\nnumpy<1.24\n"),
+    ("environment.yml", "name: t\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - numpy=1.24\n"
+     "  - theano\n", "name: t\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - numpy<1.24\n"
+     "  - theano\n"),
+    ("environment.yml", "dependencies:\n  - python=3.11\n  - pip:\n    - Theano==1.0.5\n",
+     "dependencies:\n  - python=3.11\n  - numpy<1.24\n  - pip:\n    - Theano==1.0.5\n"),
+])
+def test_pin_in_env_file(name: str, text: str, expected: str) -> None:
+    assert doctor.pin_in_env_file(text, Path(name), "numpy", "<1.24") == expected
+
+
+def test_a_broken_env_file_is_a_located_error(tmp_path: Path) -> None:
+    env = tmp_path / "environment.yml"
+    env.write_text("dependencies:\n  - numpy=1.24\n - bad\n", encoding="utf-8")
+    log = tmp_path / "log.txt"
+    log.write_text("AttributeError: module 'numpy' has no attribute 'bool'.\n", encoding="utf-8")
+    proc = run_cli("doctor", "--log", str(log), "--fix", "--env-file", str(env),
+                   THEANORC=str(tmp_path / "rc"))
+    assert proc.returncode == 2 and proc.stderr.startswith(f"gpuforge: error: {env}:")
+    assert env.read_text(encoding="utf-8").endswith(" - bad\n")
+    assert not (tmp_path / "environment.yml.bak").exists()
+
+
+def test_fix_from_a_pasted_log_writes_theanorc_with_a_backup(tmp_path: Path) -> None:
+    rc = tmp_path / "theanorc"
+    rc.write_text("[global]\ndevice = gpu0\nfloatX = float32\n", encoding="utf-8")
+    log = tmp_path / "log.txt"
+    log.write_text("ValueError: You are tring to use the old GPU back-end. It was removed from Theano.\n",
+                   encoding="utf-8")
+    proc = run_cli("doctor", "--log", str(log), "--fix", THEANORC=str(rc), THEANO_FLAGS="")
+    assert proc.returncode == 1, proc.stderr
+    assert f"+++ {rc} (after: old_device_flag)" in proc.stdout and "+device = cuda0" in proc.stdout
+    assert rc.read_text(encoding="utf-8") == "[global]\ndevice = cuda0\nfloatX = float32\n"
+    assert (tmp_path / "theanorc.bak").read_text(encoding="utf-8").startswith("[global]\ndevice = gpu0")
+
+
+def test_fix_never_writes_over_theano_flags(tmp_path: Path) -> None:
+    log = tmp_path / "log.txt"
+    log.write_text("ValueError: You are tring to use the old GPU back-end.\n", encoding="utf-8")
+    proc = run_cli("doctor", "--log", str(log), "--fix", THEANORC=str(tmp_path / "rc"),
+                   THEANO_FLAGS="floatX=float32,device=gpu")
+    assert 'set THEANO_FLAGS="floatX=float32,device=cuda"' in proc.stdout
+    assert not (tmp_path / "rc").exists()
+
+
+def test_catalog_text_is_not_cut_by_yaml_comments() -> None:
+    """A bare ` #123` in YAML starts a comment: sources must keep their issue numbers."""
+    for e in load_catalog():
+        assert not re.search(r"\b(Theano|libgpuarray|mxnet|pymc|numpy)$", e.source), (e.id, e.source)

@@ -1,0 +1,408 @@
+"""recipes/theano-gpu-config: its build.sh run for real into a conda-like prefix, its
+activation scripts sourced in real shells and read back by real Theano 1.0.5, its
+Windows scripts checked statically and run under Wine's cmd when Wine is installed."""
+
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import RECIPES, run_cli, theano_env
+
+RECIPE = RECIPES / "theano-gpu-config"
+PKG = "theano-gpu-config"
+# The file name of gxx_linux-64 7.3.0's g++ (the cxx compiler of conda_build_config.yaml).
+GXX_NAME = "x86_64-conda_cos6-linux-gnu-g++"
+SAVED = ("_THEANO_GPU_CONFIG_THEANORC", "_THEANO_GPU_CONFIG_MKL_THREADING_LAYER")
+WINE = Path("/usr/lib/wine/wine64")
+NO_WINE = ("Wine's cmd is not installed: `apt-get install -y --no-install-recommends wine64` "
+           "(Debian; ci/apt-packages.txt lists it), then run again")
+
+COMPILE_EXP = """
+import json, sys, numpy, theano, theano.tensor as T
+x = theano.shared(numpy.linspace(0, 1, 1000).astype(theano.config.floatX))
+f = theano.function([], T.exp(x))
+print(json.dumps({"cxx": theano.config.cxx, "linker": theano.config.linker,
+                  "c_thunks": [hasattr(t, "cthunk") for t in f.fn.thunks],
+                  "ops": [str(n) for n in f.maker.fgraph.toposort()],
+                  "matches_numpy": bool(numpy.allclose(f(), numpy.exp(x.get_value())))}))
+"""
+
+
+def install(prefix: Path, compiler_log: Path | None = None) -> Path:
+    """Run the recipe's build.sh with conda-build's variables into ``prefix``, with a
+    working g++ in prefix/bin under gxx_linux-64's name (it runs this machine's g++ and
+    logs each call)."""
+    gxx = prefix / "bin" / GXX_NAME
+    gxx.parent.mkdir(parents=True, exist_ok=True)
+    log = compiler_log or prefix / "cxx.log"
+    gxx.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec {shutil.which("g++")} "$@"\n')
+    gxx.chmod(0o755)
+    # as gxx_linux-64's activation in conda-build's build env: GXX the g++, CXX the c++
+    env = dict(os.environ, PREFIX=str(prefix), RECIPE_DIR=str(RECIPE), PKG_NAME=PKG,
+               GXX=f"/build_env/bin/{GXX_NAME}", CXX=f"/build_env/bin/{GXX_NAME[:-3]}c++")
+    subprocess.run(["bash", str(RECIPE / "build.sh")], cwd=RECIPE, env=env, check=True,
+                   capture_output=True, text=True)
+    return prefix
+
+
+@pytest.fixture
+def prefix(tmp_path) -> Path:
+    return install(tmp_path / "env")
+
+
+@pytest.fixture
+def failing_gxx(tmp_path) -> Path:
+    """A folder whose g++ exits 1: the foreign g++ earlier on PATH of seed 000."""
+    folder = tmp_path / "foreign"
+    folder.mkdir()
+    (folder / "g++").write_text("#!/bin/sh\necho 'foreign g++: broken' >&2\nexit 1\n")
+    (folder / "g++").chmod(0o755)
+    return folder
+
+
+def activation(prefix: Path, change: str, ext: str = "sh") -> Path:
+    return prefix / "etc" / "conda" / f"{change}.d" / f"{PKG}_{change}.{ext}"
+
+
+def shell_env(shell: str, script: str, env: dict[str, str]) -> list[dict[str, str]]:
+    """Run ``script`` in ``shell``; each `snap` in it records the environment."""
+    script = "snap() { env -0; printf '\\001'; }\n" + script
+    proc = subprocess.run([shell, "-c", script], env=env, capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode()
+    snaps = proc.stdout.split(b"\x01")[:-1]
+    return [dict(item.decode().split("=", 1) for item in snap.split(b"\0") if b"=" in item)
+            for snap in snaps]
+
+
+SHELLS = [s for s in ("bash", "sh", "zsh") if shutil.which(s)]
+STATES = {
+    "unset": {},
+    "set": {"THEANORC": "/site/theanorc:/home/u/.theanorc", "MKL_THREADING_LAYER": "INTEL"},
+    "empty": {"THEANORC": "", "MKL_THREADING_LAYER": ""},
+}
+
+
+@pytest.mark.parametrize("shell", SHELLS)
+@pytest.mark.parametrize("state", STATES)
+def test_sh_activation_sets_and_deactivation_restores(prefix, shell, state, tmp_path):
+    env = dict(theano_env(tmp_path / "home"), CONDA_PREFIX=str(prefix), **STATES[state])
+    before, active, again, after = shell_env(shell, f"""
+        snap
+        . "{activation(prefix, 'activate')}"; snap
+        . "{activation(prefix, 'deactivate')}"; . "{activation(prefix, 'activate')}"; snap
+        . "{activation(prefix, 'deactivate')}"; snap
+    """, env)
+    ours = f"{prefix}/etc/theano/theanorc"
+    base = STATES[state].get("THEANORC", "~/.theanorc")
+    assert active["THEANORC"] == f"{base}:{ours}"
+    assert active["MKL_THREADING_LAYER"] == "GNU"
+    assert again["THEANORC"] == active["THEANORC"]  # re-activation does not stack
+    for key in ("THEANORC", "MKL_THREADING_LAYER", *SAVED):
+        assert after.get(key) == before.get(key), key  # set, empty or unset: as before
+
+
+def test_build_writes_the_environment_config_and_kernel_spec(prefix):
+    rc = configparser.ConfigParser()
+    rc.read(prefix / "etc" / "theano" / "theanorc")
+    assert dict(rc["global"]) == {"cxx": f"{prefix}/bin/{GXX_NAME}", "device": "cuda",
+                                  "floatx": "float32"}
+    assert dict(rc["dnn"]) == {"include_path": f"{prefix}/include",
+                               "library_path": f"{prefix}/lib", "bin_path": f"{prefix}/lib"}
+    kernel = json.loads((prefix / "share/jupyter/kernels/theano-gpu/kernel.json").read_text())
+    assert kernel["argv"][0] == f"{prefix}/bin/python"
+    assert kernel["argv"][1:] == ["-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    assert kernel["env"] == {"THEANORC": f"~/.theanorc:{prefix}/etc/theano/theanorc",
+                             "MKL_THREADING_LAYER": "GNU", "PATH": f"{prefix}/bin:${{PATH}}"}
+
+
+def test_recipe_test_commands_pass_on_the_installed_prefix(prefix):
+    """The rendered linux-64 test section's `test -f` commands, run for real."""
+    from gpuforge.recipes.render import Recipe, render_variants
+    from gpuforge.recipes.variants import load_config
+
+    rendered = render_variants(Recipe.load(RECIPE),
+                               load_config(RECIPES / "conda_build_config.yaml", "linux-64"))
+    assert len(rendered) == 1
+    commands = [c for c in rendered[0].meta["test"]["commands"] if c.startswith("test ")]
+    assert len(commands) == 3
+    for command in commands:
+        subprocess.run(["bash", "-c", command], env=dict(os.environ, PREFIX=str(prefix)),
+                       check=True)
+
+
+@pytest.mark.slow
+def test_theano_reads_the_activated_settings(theano_python, prefix, theano_cache, tmp_path):
+    """The recipe's own test_config.py, in an activated shell; the user's ~/.theanorc
+    still counts for what the environment does not set, and loses where it does."""
+    home = tmp_path / "home"
+    env = theano_env(home, theano_cache, CONDA_PREFIX=str(prefix))
+    (home / ".theanorc").write_text("[global]\ndevice = cpu\nmode = FAST_COMPILE\n")
+    proc = subprocess.run(["bash", "-c", f'. "{activation(prefix, "activate")}" && '
+                           f'"{theano_python}" "{RECIPE / "test_config.py"}"'],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"cxx = {prefix}/bin/{GXX_NAME}" in proc.stdout
+    assert "Theano uses this environment's settings" in proc.stdout
+    shown = run_cli("theanorc", "show", "--python", theano_python, "--json",
+                    **dict(env, THEANORC=f"~/.theanorc:{prefix}/etc/theano/theanorc"))
+    assert shown.returncode == 0, shown.stderr
+    options = {o["name"]: o for o in json.loads(shown.stdout)["options"]}
+    ours = str(prefix / "etc" / "theano" / "theanorc")
+    assert (options["device"]["value"], options["device"]["path"]) == ("cuda", ours)
+    cxx_line = next(i for i, line in enumerate(Path(ours).read_text().splitlines(), 1)
+                    if line.startswith("cxx = "))
+    assert (options["cxx"]["path"], options["cxx"]["line"]) == (ours, cxx_line)
+    assert (options["mode"]["value"], options["mode"]["path"]) == ("FAST_COMPILE",
+                                                                   str(home / ".theanorc"))
+
+
+@pytest.mark.slow
+def test_failing_gxx_first_on_path_theano_compiles_with_the_environment_compiler(
+        theano_python, failing_gxx, tmp_path):
+    """Done-criterion: a broken g++ first on PATH, the Linux activation sourced: Theano
+    still compiles exp() in C, with the environment's compiler (its log shows the build)."""
+    log = tmp_path / "env-gxx.log"
+    prefix = install(tmp_path / "env", compiler_log=log)
+    path = f"{failing_gxx}:{os.environ['PATH']}"
+    script = tmp_path / "compile_exp.py"
+    script.write_text(COMPILE_EXP)
+
+    def compile_exp(activate: bool, home: Path) -> dict:
+        source = f'. "{activation(prefix, "activate")}" && ' if activate else ""
+        proc = subprocess.run(["bash", "-c", f'{source}"{theano_python}" "{script}"'],
+                              env=theano_env(home, CONDA_PREFIX=str(prefix), PATH=path),
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout.strip().splitlines()[-1]) | {"stderr": proc.stderr}
+
+    without = compile_exp(False, tmp_path / "home-plain")
+    assert without["cxx"] == ""  # Theano's own probe ran the broken g++: no C at all
+    assert "g++ not detected" in without["stderr"]
+    assert without["c_thunks"] == [False]
+    assert not log.exists()
+
+    active = compile_exp(True, tmp_path / "home-active")
+    assert active["cxx"] == str(prefix / "bin" / GXX_NAME)
+    assert active["c_thunks"] == [True] and active["matches_numpy"]
+    assert active["ops"] == ["Elemwise{exp,no_inplace}(<TensorType(float32, vector)>)"]
+    builds = [line for line in log.read_text().splitlines()
+              if "-shared" in line and str(tmp_path / "home-active" / ".theano") in line]
+    assert builds, "the environment's g++ built no module"
+    assert "g++ not detected" not in active["stderr"]
+
+
+@pytest.fixture(scope="module")
+def kernel_python(theano_python) -> str:
+    proc = subprocess.run([theano_python, "-m", "pip", "install", "-q",
+                           "--disable-pip-version-check", "ipykernel"],
+                          capture_output=True, text=True, timeout=900)
+    if proc.returncode != 0:
+        pytest.skip("needs ipykernel from PyPI for Python 3.7, which pip could not install: "
+                    + (proc.stderr.strip().splitlines() or [""])[-1])
+    return theano_python
+
+
+KERNEL_CLIENT = """
+import json, sys
+from jupyter_client.manager import start_new_kernel
+km, kc = start_new_kernel(kernel_name="theano-gpu", startup_timeout=120)
+out = []
+try:
+    kc.execute_interactive(sys.argv[1], timeout=300,
+                           output_hook=lambda m: out.append(m["content"].get("text", "")))
+finally:
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+print(json.dumps({"argv": km.kernel_spec.argv, "out": "".join(out)}))
+"""
+
+
+@pytest.mark.slow
+def test_jupyter_kernel_spec_carries_the_settings(kernel_python, failing_gxx, tmp_path):
+    """A real kernel started by jupyter_client from the spec, without activation and with
+    the broken g++ first on PATH (Jupyter's case in seed 000), compiles with the
+    environment's g++."""
+    venv = Path(kernel_python).parent.parent  # the venv is the prefix: bin/python is its own
+    install(venv, compiler_log=tmp_path / "gxx.log")
+    code = COMPILE_EXP + "import os; print(os.environ['MKL_THREADING_LAYER'])\n"
+    env = theano_env(tmp_path / "home", PATH=f"{failing_gxx}:{os.environ['PATH']}")
+    proc = subprocess.run([kernel_python, "-c", KERNEL_CLIENT, code], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["argv"][0] == f"{venv}/bin/python"
+    printed, mkl = result["out"].strip().splitlines()[-2:]
+    compiled = json.loads(printed)
+    assert compiled["cxx"] == f"{venv}/bin/{GXX_NAME}"
+    assert compiled["c_thunks"] == [True] and compiled["matches_numpy"]
+    assert mkl == "GNU"
+    assert any("-shared" in line for line in (tmp_path / "gxx.log").read_text().splitlines())
+
+
+# --- Windows scripts -------------------------------------------------------------------
+
+def test_bat_activation_scripts_statically():
+    """What cmd.exe needs from sourced scripts: no echo, no setlocal (it would drop the
+    variables), quoted sets, every variable set is saved first and restored after."""
+    activate = (RECIPE / "activate.bat").read_text().splitlines()
+    deactivate = (RECIPE / "deactivate.bat").read_text().splitlines()
+    for line in activate + deactivate:
+        assert line.startswith("@"), line
+        assert not re.search(r"\b(setlocal|endlocal|goto|exit)\b", line, re.I), line
+        if re.search(r"\bset\b", line, re.I):
+            assert re.search(r'\bset "[A-Z_]+=', line), f"unquoted set: {line}"
+    assigned = {m for line in activate for m in re.findall(r'set "([A-Z_]+)=', line)}
+    changed = {v for v in assigned if not v.startswith("_THEANO_GPU_CONFIG_")}
+    assert changed == {"THEANORC", "MKL_THREADING_LAYER"}
+    text = "\n".join(activate)
+    for var in changed:
+        save = f'@if defined {var} set "_THEANO_GPU_CONFIG_{var}=%{var}%"'
+        assert text.index(save) < text.index(f'@set "{var}='), var
+        restore = f'@if defined _THEANO_GPU_CONFIG_{var} set "{var}=%_THEANO_GPU_CONFIG_{var}%"'
+        assert restore in deactivate and f'@set "_THEANO_GPU_CONFIG_{var}="' in deactivate
+
+
+def test_build_scripts_write_the_same_settings():
+    """build.sh and bld.bat each write the config file: same sections, keys and values
+    (paths aside). The Wine test below compares their real output."""
+    def keys(text: str) -> list[tuple[str, str, str]]:
+        out, section = [], None
+        for line in text.splitlines():
+            line = re.sub(r"^(> *|>>)\"%RC%\" echo ?", "", line.strip())
+            if m := re.fullmatch(r"\[(\w+)\]", line):
+                section = m.group(1)
+            elif section and (m := re.fullmatch(r"(\w+) = (\S+)", line)):
+                out.append((section, m.group(1), "PATH" if re.search(r"[/$%]", m.group(2)) else m.group(2)))
+        return out
+
+    sh = keys((RECIPE / "build.sh").read_text())
+    bat = keys((RECIPE / "bld.bat").read_text())
+    assert sh == bat and len(sh) == 6
+
+
+@pytest.fixture(scope="module")
+def wine(tmp_path_factory):
+    if not WINE.exists():
+        pytest.skip(NO_WINE)
+    prefix = tmp_path_factory.mktemp("wineprefix")
+
+    def run(bat: Path) -> str:
+        proc = subprocess.run([str(WINE), "cmd", "/c", "Z:" + str(bat).replace("/", "\\")],
+                              env=dict(os.environ, WINEDEBUG="-all", WINEPREFIX=str(prefix)),
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout.replace("\r\n", "\n")
+    return run
+
+
+def win(path: Path) -> str:
+    return "Z:" + str(path).replace("/", "\\")
+
+
+@pytest.mark.slow
+def test_bld_bat_under_wine_writes_what_build_sh_writes(wine, tmp_path, theano_python,
+                                                        theano_cache):
+    prefix = tmp_path / "winenv"
+    driver = tmp_path / "build.bat"
+    driver.write_text(f'@set "PREFIX={win(prefix)}"\n@set "RECIPE_DIR={win(RECIPE)}"\n'
+                      f'@set "PKG_NAME={PKG}"\n@call "{win(RECIPE / "bld.bat")}"\n'
+                      "@if errorlevel 1 exit 1\n")
+    wine(driver)
+    p = f"Z:{prefix}"  # the prefix as bld.bat writes it: forward slashes
+    for change in ("activate", "deactivate"):
+        assert activation(prefix, change, "bat").read_bytes() == \
+            (RECIPE / f"{change}.bat").read_bytes()
+    kernel = json.loads((prefix / "share/jupyter/kernels/theano-gpu/kernel.json").read_text())
+    assert kernel["argv"] == [f"{p}/python.exe", "-m", "ipykernel_launcher", "-f",
+                              "{connection_file}"]
+    assert kernel["env"]["THEANORC"] == f"~/.theanorc;~/.theanorc.txt;{p}/etc/theano/theanorc"
+    assert kernel["env"]["PATH"].startswith(f"{p}/Library/mingw-w64/bin;")
+    assert kernel["env"]["PATH"].endswith(";${PATH}")
+    linux = install(tmp_path / "linuxenv")
+    linux_kernel = json.loads((linux / "share/jupyter/kernels/theano-gpu/kernel.json").read_text())
+    assert sorted(kernel) == sorted(linux_kernel) and sorted(kernel["env"]) == sorted(
+        linux_kernel["env"])
+    # real Theano reads the Windows file: the values are the ones a Windows Theano gets
+    rc = prefix / "etc" / "theano" / "theanorc"
+    read = subprocess.run([theano_python, "-c", "import theano, json; c = theano.config; "
+                           "print(json.dumps([c.cxx, c.device, c.floatX, c.dnn.include_path, "
+                           "c.dnn.library_path, c.dnn.bin_path]))"],
+                          env=theano_env(tmp_path / "home", theano_cache, THEANORC=str(rc)),
+                          capture_output=True, text=True, timeout=300)
+    assert read.returncode == 0, read.stderr
+    assert json.loads(read.stdout.splitlines()[-1]) == [
+        f"{p}/Library/mingw-w64/bin/g++.exe", "cuda", "float32", f"{p}/Library/include",
+        f"{p}/Library/lib", f"{p}/Library/bin"]
+    # the rendered win-64 test commands, run by cmd
+    from gpuforge.recipes.render import Recipe, render_variants
+    from gpuforge.recipes.variants import load_config
+    rendered = render_variants(Recipe.load(RECIPE),
+                               load_config(RECIPES / "conda_build_config.yaml", "win-64"))[0]
+    checks = [c for c in rendered.meta["test"]["commands"] if c.startswith("if not exist")]
+    assert len(checks) == 3
+    tester = tmp_path / "test.bat"
+    tester.write_text(f'@set "PREFIX={win(prefix)}"\n' + "".join(f"@{c}\n" for c in checks)
+                      + "@echo all exist\n")
+    assert "all exist" in wine(tester)
+
+
+WIN_STATES = {"unset": {}, "set": {"THEANORC": "C:\\site\\theanorc;~/.theanorc",
+                                   "MKL_THREADING_LAYER": "INTEL"}}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("state", WIN_STATES)
+def test_bat_activation_under_wine(wine, tmp_path, state):
+    prefix = tmp_path / "winenv"
+    activate = tmp_path / "activate.bat"
+    deactivate = tmp_path / "deactivate.bat"
+    shutil.copy(RECIPE / "activate.bat", activate)
+    shutil.copy(RECIPE / "deactivate.bat", deactivate)
+    preset = "".join(f'@set "{k}={v}"\n' for k, v in WIN_STATES[state].items())
+    driver = tmp_path / "driver.bat"
+    driver.write_text(f'@set "CONDA_PREFIX={win(prefix)}"\n@set "THEANORC="\n'
+                      f'@set "MKL_THREADING_LAYER="\n{preset}'
+                      f'@echo ---before\n@set\n@call "{win(activate)}"\n@echo ---active\n@set\n'
+                      f'@call "{win(deactivate)}"\n@echo ---after\n@set\n')
+    out = wine(driver)
+    snaps = {}
+    for block in out.split("---")[1:]:
+        name, *lines = block.splitlines()
+        snaps[name] = dict(line.split("=", 1) for line in lines if "=" in line)
+    base = WIN_STATES[state].get("THEANORC", "~/.theanorc;~/.theanorc.txt")
+    assert snaps["active"]["THEANORC"] == f"{base};{win(prefix)}\\etc\\theano\\theanorc"
+    assert snaps["active"]["MKL_THREADING_LAYER"] == "GNU"
+    for key in ("THEANORC", "MKL_THREADING_LAYER", *SAVED):
+        assert snaps["after"].get(key) == snaps["before"].get(key), key
+
+
+@pytest.mark.slow
+def test_build_local_runs_build_sh_and_the_activated_test_section(python37, tmp_path):
+    """`gpuforge recipes build-local theano-gpu-config`: the recipe's own files as source,
+    GXX/CXX as the compiler activation sets them, and the test section run with the
+    prefix's activate.d scripts sourced, as conda-build does."""
+    from gpuforge.smoke.targets import CPU
+
+    prefix = tmp_path / "prefix"
+    subprocess.run([python37, "-m", "venv", str(prefix)], check=True, timeout=300)
+    pip = subprocess.run([str(prefix / "bin" / "python"), "-m", "pip", "install", "-q",
+                          "--disable-pip-version-check", *CPU.pip],
+                         capture_output=True, text=True, timeout=900)
+    if pip.returncode != 0:
+        pytest.skip(f"needs {' '.join(CPU.pip)} from PyPI: {pip.stderr.strip()[-200:]}")
+    proc = run_cli("recipes", "build-local", PKG, "--python", python37, "--prefix", str(prefix),
+                   "--work-dir", str(tmp_path / "work"), **theano_env(tmp_path / "home"))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert f"source: {RECIPE} (the recipe's own files)" in out
+    assert "activation: theano-gpu-config_activate.sh" in out
+    assert f"cxx = {prefix}/bin/g++" in out  # GXX: this machine's g++, linked into the prefix
+    assert "theano-gpu-config: Theano uses this environment's settings" in out
+    assert "theano-gpu-config 0.1.0: build and test passed" in out
