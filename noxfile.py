@@ -35,9 +35,11 @@ def gpu_smoke(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Cold and warm gpu_smoke per local target, each check against numpy, the doctor's time.
+    """gpu_smoke cold and warm over the local targets, each check against numpy, the doctor's time.
 
-    Writes reports/bench/bench.json and bench.png; `-- --target cpu` picks targets.
+    Writes reports/bench/bench.json and bench.png and prints the README's tables;
+    `-- --target cpu` picks targets; `-- --baseline REF` also runs an earlier commit's code
+    in the same run and reports the ratios.
     """
     session.install("-e", ".", "matplotlib")
     session.run("python", "-m", "gpuforge.smoke.bench", *session.posargs)

@@ -197,6 +197,22 @@ def test_bad_probe_report_is_one_line(tmp_path: Path, content: str, message: str
     assert proc.returncode == 2 and message in proc.stderr and proc.stderr.count("\n") == 1
 
 
+def test_facts_report_prints_the_time_it_took(tmp_path: Path) -> None:
+    """The time printed is the run's own (it once printed seconds since the epoch's start)."""
+    import re
+    import time
+
+    report = tmp_path / "probe.json"
+    report.write_text(json.dumps({"python": {"version": "3.7.16", "bits": 64, "executable": "/x/python"}}),
+                      encoding="utf-8")
+    start = time.monotonic()
+    proc = run_cli("doctor", "--facts", str(report))
+    wall = time.monotonic() - start
+    printed = re.search(r"\((\d+\.\d) s\)", proc.stdout)
+    assert printed, proc.stdout
+    assert float(printed.group(1)) <= wall
+
+
 def test_an_interpreter_that_prints_no_report_is_one_line(tmp_path: Path) -> None:
     for python, message in (("/bin/false", "printed no report"), (str(tmp_path / "nope"), "no such")):
         proc = run_cli("doctor", "--python", python)

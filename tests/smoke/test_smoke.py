@@ -52,6 +52,18 @@ def test_local_targets_pass_and_the_report_matches_the_table(smoke_run):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
+def test_targets_run_concurrently_and_report_in_declared_order(smoke_run):
+    """With two cores, opencl starts while cpu is still in its checks; the report keeps the order asked."""
+    from gpuforge.smoke.run import default_jobs
+
+    proc, report, _ = smoke_run
+    assert [t["name"] for t in report["targets"]] == ["cpu", "opencl", "torch", "cuda"]
+    if default_jobs() < 2 or missing_needs(TARGETS["cpu"]) or missing_needs(TARGETS["opencl"]):
+        pytest.skip("needs two cores and the cpu and opencl targets")
+    lines = [ln.split("s ", 1)[-1].strip() for ln in proc.stderr.splitlines()]
+    assert lines.index("[opencl] environment") < lines.index("[cpu] import tests"), proc.stderr
+
+
 def test_cpu_target_runs_exp_and_trains_on_the_cpu(smoke_run):
     _need("cpu")
     cpu = _target(smoke_run[1], "cpu")

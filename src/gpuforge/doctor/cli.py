@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 
@@ -61,8 +62,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if args.log:
         report = doctor.doctor_log(doctor.read_log(args.log))
     elif args.facts:
+        start = time.monotonic()
         text = doctor.read_log(args.facts)
-        report = doctor.diagnose_facts_report(doctor.parse_report(text, args.facts), 0.0)
+        report = doctor.diagnose_facts_report(doctor.parse_report(text, args.facts), start)
     else:
         report = doctor.doctor_python(args.python or doctor.default_python(), timeout=args.timeout)
     say = (lambda line: print(line, file=sys.stderr)) if args.json else print

@@ -1,20 +1,25 @@
-"""`nox -s bench`: cold and warm gpu_smoke per local target, each check against numpy,
-and the doctor's own time in each target.
+"""`nox -s bench`: gpu_smoke cold and warm over every local target (run as users run it:
+targets concurrently), each target's time and checks against numpy, the doctor's own time,
+and, with `--baseline REF`, the same runs by an earlier commit's code, as ratios.
 
-    python -m gpuforge.smoke.bench [--out-dir reports/bench] [--target NAME ...]
+    python -m gpuforge.smoke.bench [--out-dir reports/bench] [--target NAME ...] [--baseline REF]
 
-Cold: a fresh cache folder, so the environment is made and Theano compiles
-everything. Warm: the same command again. Every number comes from one run
-and is written to bench.json, with a chart in bench.png.
+Cold: a fresh cache folder, so every environment is made and Theano compiles everything.
+Warm: the same command again. The baseline runs the code of REF (`git archive REF src`)
+with this interpreter, each with its own fresh cache, in the same run. Every number comes
+from one run and is written to bench.json, with a chart in bench.png.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
+import re
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -30,12 +35,16 @@ TIMED = {"exp": ("loop_seconds", "numpy_seconds"),
          "pygpu": ("seconds_on_device", "numpy_seconds")}
 
 
-def time_smoke(target: str, cache: Path, report_dir: Path) -> tuple[float, dict[str, Any]]:
-    """Wall time of one real `gpuforge smoke --target TARGET`, and its report."""
-    cmd = [sys.executable, "-m", "gpuforge", "smoke", "--target", target, "--cache-dir", str(cache),
+def time_smoke(targets: list[str], cache: Path, report_dir: Path,
+               src: Path | None = None) -> tuple[float, dict[str, Any]]:
+    """Wall time and report of one real `gpuforge smoke --target ...` (``src``: another checkout's code)."""
+    cmd = [sys.executable, "-m", "gpuforge", "smoke", "--cache-dir", str(cache),
            "--report-dir", str(report_dir)]
+    for name in targets:
+        cmd += ["--target", name]
+    env = dict(os.environ, PYTHONPATH=str(src)) if src else None
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - start
     report = json.loads((report_dir / "gpu_smoke.json").read_text())
     if proc.returncode != 0:
@@ -43,9 +52,33 @@ def time_smoke(target: str, cache: Path, report_dir: Path) -> tuple[float, dict[
     return seconds, report
 
 
-def check_ratios(report: dict[str, Any]) -> dict[str, dict[str, float]]:
+def baseline_src(ref: str, into: Path) -> Path:
+    """``ref``'s src/ folder, unpacked from git (the code an earlier layout ran)."""
+    proc = subprocess.run(["git", "archive", ref, "src"], capture_output=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: --baseline {ref}: {proc.stderr.decode(errors='replace').strip()}")
+    with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"
+
+
+def facts_seconds(out_dir: Path) -> dict[str, float]:
+    """`gpuforge doctor --facts FILE`: the time it prints and the wall time of the whole command."""
+    from gpuforge.doctor.examine import run_probe
+
+    facts = out_dir / "probe.json"
+    facts.write_text(json.dumps(run_probe(sys.executable, timeout=120, cwd=out_dir)), encoding="utf-8")
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "gpuforge", "doctor", "--facts", str(facts)],
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    printed = re.search(r"\((\d+\.\d+) s\)", proc.stdout)
+    return {"printed_seconds": float(printed.group(1)) if printed else -1.0, "wall_seconds": wall}
+
+
+def check_ratios(target: dict[str, Any]) -> dict[str, dict[str, float]]:
     out = {}
-    for check in report["targets"][0]["checks"]:
+    for check in target["checks"]:
         fields = TIMED.get(check["check"])
         if not fields or check["status"] != "pass":
             continue
@@ -65,29 +98,32 @@ def doctor_seconds(target: str, cache: Path) -> float:
     return time_doctor(str(tenv.python), cwd=tenv.root, env=tenv.env())
 
 
+GOALS = {"warm": 10.0, "warm_with_windows": 15.0, "cold": 90.0}  # seconds, issue "layout and speed"
+
+
 def chart(result: dict[str, Any], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    targets = list(result["targets"])
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
-    ys = range(len(targets))
-    left.barh([y + 0.2 for y in ys], [result["targets"][t]["cold_seconds"] for t in targets],
-              height=0.4, label="cold")
-    left.barh([y - 0.2 for y in ys], [result["targets"][t]["warm_seconds"] for t in targets],
-              height=0.4, label="warm")
-    left.set_yticks(list(ys), targets)
-    left.set_xlabel("gpuforge smoke, seconds")
+    runs = result["runs"]
+    labels = list(runs)
+    ys = range(len(labels))
+    left.barh([y + 0.2 for y in ys], [runs[k]["seconds"] for k in labels], height=0.4, label="this code")
+    if all("baseline_seconds" in runs[k] for k in labels):
+        left.barh([y - 0.2 for y in ys], [runs[k]["baseline_seconds"] for k in labels], height=0.4,
+                  label=f"baseline {result['baseline']}")
+    left.set_yticks(list(ys), labels)
+    left.set_xlabel("gpuforge smoke (all local targets), seconds")
     left.legend()
-    rows = [(f"{t}:{c}", v["ratio"]) for t in targets
-            for c, v in result["targets"][t]["checks"].items()]
+    rows = [(f"{t}:{c}", v["ratio"]) for t, tv in result["targets"].items() for c, v in tv["checks"].items()]
     right.barh([r[0] for r in rows], [r[1] for r in rows])
     right.axvline(1.0, color="grey", linewidth=0.8)
     right.set_xscale("log")
     right.set_xlabel("check time / baseline time (numpy; transfer: copied back)")
-    fig.suptitle(f"gpuforge bench {result['date']} ({os.cpu_count()} cores)")
+    fig.suptitle(f"gpuforge bench {result['date']} ({result['cores']} cores)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
@@ -96,30 +132,73 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gpuforge.smoke.bench", description=__doc__)
     parser.add_argument("--out-dir", type=Path, default=Path("reports/bench"))
     parser.add_argument("--target", action="append", default=[])
+    parser.add_argument("--baseline", metavar="REF",
+                        help="also run REF's code (a git commit of this repository) and report ratios")
     args = parser.parse_args(argv)
     names = args.target or [t.name for t in LOCAL_TARGETS if not missing_needs(t)]
+    out = args.out_dir
+    out.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M"), "cores": os.cpu_count(),
-                              "targets": {}}
-    for name in names:
-        with tempfile.TemporaryDirectory(prefix="gpuforge-bench-") as cache:
-            print(f"bench: {name} cold ...", flush=True)
-            cold, _ = time_smoke(name, Path(cache), args.out_dir / f"{name}-cold")
-            print(f"bench: {name} warm ...", flush=True)
-            warm, report = time_smoke(name, Path(cache), args.out_dir / f"{name}-warm")
-            doctor = doctor_seconds(name, Path(cache))
-        result["targets"][name] = {"status": report["targets"][0]["status"], "cold_seconds": cold,
-                                   "warm_seconds": warm, "doctor_seconds": doctor,
-                                   "checks": check_ratios(report)}
-        print(f"bench: {name}: cold {cold:.1f}s, warm {warm:.1f}s, doctor {doctor:.1f}s", flush=True)
-    args.out_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(args.out_dir / "bench.json", json.dumps(result, indent=2) + "\n", backup=False)
-    chart(result, args.out_dir / "bench.png")
-    for name, t in result["targets"].items():
-        ratios = ", ".join(f"{c} {v['ratio']:.1f}x {v['baseline']}" for c, v in t["checks"].items())
-        print(f"{name:8} {t['status']:5} cold {t['cold_seconds']:6.1f}s warm {t['warm_seconds']:5.1f}s"
-              f" doctor {t['doctor_seconds']:4.1f}s  {ratios}")
-    print(f"wrote {args.out_dir / 'bench.json'} and {args.out_dir / 'bench.png'}")
+                              "targets_run": names, "baseline": args.baseline, "runs": {}, "targets": {}}
+    with tempfile.TemporaryDirectory(prefix="gpuforge-bench-") as tmp:
+        old_src = baseline_src(args.baseline, Path(tmp) / "baseline") if args.baseline else None
+        for label, src in (("this code", None), ("baseline", old_src)):
+            if label == "baseline" and src is None:
+                continue
+            cache = Path(tmp) / f"cache-{label.replace(' ', '-')}"
+            for run in ("cold", "warm"):
+                print(f"bench: {label}, {run}: gpuforge smoke {' '.join(names)} ...", flush=True)
+                seconds, report = time_smoke(names, cache, out / f"{label.replace(' ', '-')}-{run}", src)
+                key = "seconds" if src is None else "baseline_seconds"
+                result["runs"].setdefault(run, {})[key] = seconds
+                print(f"bench: {label}, {run}: {seconds:.1f}s ({report['status']})", flush=True)
+                if src is None and run == "warm":
+                    for t in report["targets"]:
+                        if t["name"] in names:
+                            result["targets"][t["name"]] = {
+                                "status": t["status"], "warm_seconds": t["seconds"],
+                                "doctor_seconds": doctor_seconds(t["name"], cache) if t["status"] != "skip"
+                                else 0.0, "checks": check_ratios(t)}
+    for run in result["runs"].values():
+        if "baseline_seconds" in run:
+            run["ratio"] = run["seconds"] / run["baseline_seconds"]
+    result["doctor_facts"] = facts_seconds(out)
+    warm_goal = GOALS["warm_with_windows"] if "windows" in names else GOALS["warm"]
+    runs = result["runs"]
+    result["goals"] = {"warm_seconds": warm_goal, "warm_met": runs["warm"]["seconds"] <= warm_goal,
+                       "cold_seconds": GOALS["cold"], "cold_met": runs["cold"]["seconds"] <= GOALS["cold"]}
+    write_atomic(out / "bench.json", json.dumps(result, indent=2) + "\n", backup=False)
+    chart(result, out / "bench.png")
+    print_tables(result)
+    print(f"wrote {out / 'bench.json'} and {out / 'bench.png'}")
     return 0
+
+
+def print_tables(result: dict[str, Any]) -> None:
+    """The README's tables, as Markdown."""
+    base = result["baseline"]
+    print(f"\n| gpu_smoke, {len(result['targets_run'])} targets ({', '.join(result['targets_run'])}) "
+          f"| this code | {'baseline ' + base if base else 'baseline'} | ratio | goal |")
+    print("|---|---|---|---|---|")
+    for run, v in result["runs"].items():
+        goal = result["goals"][f"{run}_seconds"]
+        met = "met" if result["goals"][f"{run}_met"] else "missed"
+        old = f"{v['baseline_seconds']:.1f} s" if "baseline_seconds" in v else "-"
+        ratio = f"{v['ratio']:.2f}x" if "ratio" in v else "-"
+        print(f"| {run} | {v['seconds']:.1f} s | {old} | {ratio} | <= {goal:.0f} s: {met} |")
+    facts = result["doctor_facts"]
+    print(f"\n`gpuforge doctor --facts FILE`: prints {facts['printed_seconds']:.1f} s; "
+          f"the whole command took {facts['wall_seconds']:.1f} s\n")
+    print("| target | warm (in the concurrent run) | doctor | exp vs numpy | logreg vs numpy | "
+          "transfer: kept on device / copied back |")
+    print("|---|---|---|---|---|---|")
+    for name, t in result["targets"].items():
+        cells = []
+        for check in ("exp", "logreg", "transfer"):
+            c = t["checks"].get(check)
+            cells.append(f"{c['seconds']:.2f} s / {c['baseline_seconds']:.3f} s = {c['ratio']:.2g}x"
+                         if c else "-")
+        print(f"| {name} | {t['warm_seconds']:.1f} s | {t['doctor_seconds']:.1f} s | {' | '.join(cells)} |")
 
 
 if __name__ == "__main__":

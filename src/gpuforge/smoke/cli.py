@@ -15,7 +15,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     from gpuforge.smoke.report import build_report, print_table, write_reports
-    from gpuforge.smoke.run import Settings, run_python, run_target
+    from gpuforge.smoke.run import Settings, run_all
     from gpuforge.smoke.targets import all_targets
 
     console = Console(stderr=True)
@@ -36,8 +36,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     def say(message: str) -> None:
         console.print(f"[dim]{time.time() - started:6.1f}s[/] {escape(message)}", highlight=False)
 
-    results = [run_target(t, settings, say) for t in chosen]
-    results += [run_python(p, settings, say) for p in args.python]
+    results = run_all(chosen, args.python, settings, say, args.jobs)
     report = build_report(results, started)
     out = Console()
     print_table(results, out if out.is_terminal else Console(width=140))
@@ -55,6 +54,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     smoke.add_argument("--python", action="append", default=[],
                        help="also check this interpreter as it is (repeatable)")
     smoke.add_argument("--list", action="store_true", help="list the targets and exit")
+    smoke.add_argument("--jobs", type=int, metavar="N",
+                       help="targets run at once (default: one per core; 1 runs them one after another)")
     smoke.add_argument("--report-dir", type=Path, default=Path("reports"),
                        help="where gpu_smoke.json and gpu_smoke.junit.xml go (default: reports)")
     smoke.add_argument("--channel", type=Path,

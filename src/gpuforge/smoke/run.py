@@ -7,10 +7,13 @@ command that provides it; a fail names the failure mode (catalog id) and its fix
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -222,3 +225,27 @@ def run_python(python: str, settings: Settings, say: Callable[[str], None]) -> T
     result.checks = run_checks(python, None, CHECKS, ["--iters", str(settings.iters), "--steps",
                                                       str(settings.steps)], cwd=scratch)
     return conclude(result, start)
+
+
+def default_jobs() -> int:
+    """Targets run at once: one per core (each target is mostly one busy process)."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def run_all(targets: list[Target], pythons: list[str], settings: Settings, say: Callable[[str], None],
+            jobs: int | None = None) -> list[TargetResult]:
+    """Run every target and interpreter, ``jobs`` at a time; results come back in the given order.
+
+    Targets are independent (each has its own environment, scratch folder and compile
+    cache), so they run concurrently; progress lines are whole lines, each naming its target.
+    """
+    lock = threading.Lock()
+
+    def say_line(message: str) -> None:
+        with lock:
+            say(message)
+
+    with ThreadPoolExecutor(max_workers=jobs or default_jobs()) as pool:
+        futures = [pool.submit(run_target, t, settings, say_line) for t in targets]
+        futures += [pool.submit(run_python, p, settings, say_line) for p in pythons]
+        return [f.result() for f in futures]

@@ -26,6 +26,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -283,6 +284,9 @@ def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None
               "--disable-pip-version-check", *target.pip])
 
 
+CONDA_LOCK = threading.Lock()  # conda tools share one package cache: one create at a time
+
+
 def _create_conda(target: Target, root: Path, channel: Path | None,
                   say: Callable[[str], None]) -> None:
     tool = conda_tool()
@@ -295,4 +299,5 @@ def _create_conda(target: Target, root: Path, channel: Path | None,
         env_file = local_env_file(env_file, channel, root.with_suffix(".yml"))
     say(f"{tool}: creating {root} from {target.env_file}" + (f" + {channel}" if channel else ""))
     create = [tool, "create", "-y"] if tool == "micromamba" else [tool, "env", "create"]
-    _run([*create, "-p", str(root), "-f", str(env_file)])
+    with CONDA_LOCK:
+        _run([*create, "-p", str(root), "-f", str(env_file)])
