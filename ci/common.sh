@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Helpers for the ci/*.sh scripts (sourced, not run). Exit codes of the scripts:
 #   0 done, 1 a build or check failed, 2 bad arguments or input,
-#   3 a prerequisite is missing (conda, conda-build, MSVC v140): the message says how to get it.
+#   3 a prerequisite is missing (conda, conda-build, MSVC): the message says how to get it.
 
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
