@@ -71,15 +71,9 @@ cmd.exe //d //c "$(cygpath -w "$work/vcvars.bat")" | tr -d '\r' >"$work/after.tx
     die 3 "vcvarsall.bat x64 -vcvars_ver=$toolset failed: $(tail -n 5 "$work/after.txt")"
 grep -q '^\[ERROR' "$work/after.txt" && die 3 "vcvarsall.bat reported: $(grep '^\[ERROR' "$work/after.txt")"
 
-# What vcvarsall changed: new PATH entries, and every other variable it set or altered.
-old_path="$(grep -i '^path=' "$work/before.txt" | cut -d= -f2-)"
-new_path="$(grep -i '^path=' "$work/after.txt" | cut -d= -f2-)"
-added_paths=()
-IFS=';' read -ra entries <<<"$new_path"
-for entry in "${entries[@]}"; do
-    case ";$old_path;" in *";$entry;"*) ;; *) [ -z "$entry" ] || added_paths+=("$entry") ;; esac
-done
-mapfile -t changed < <(grep -v -i -e '^path=' -e '^=' "$work/after.txt" | grep -v -x -F -f "$work/before.txt" || true)
+msvc_env_changes "$work/before.txt" "$work/after.txt" "$work/env.txt" "$work/path.txt"
+mapfile -t changed <"$work/env.txt"
+mapfile -t added_paths <"$work/path.txt"
 
 step "cl.exe and nmake.exe"
 # Windows paths, as cmd gave them: look for the programs in the entries vcvarsall added.
@@ -100,7 +94,7 @@ say "    $found_nmake"
 
 step "the MSVC $toolset environment for the next steps"
 if [ -n "${GITHUB_ENV:-}" ] && [ -n "${GITHUB_PATH:-}" ]; then
-    printf '%s\n' "${changed[@]}" >>"$GITHUB_ENV"
+    [ ${#changed[@]} -eq 0 ] || printf '%s\n' "${changed[@]}" >>"$GITHUB_ENV"
     # Each $GITHUB_PATH line goes first on PATH: write them last to first to keep vcvars' order.
     for ((i = ${#added_paths[@]} - 1; i >= 0; i--)); do
         printf '%s\n' "${added_paths[i]}" >>"$GITHUB_PATH"

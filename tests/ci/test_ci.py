@@ -402,6 +402,37 @@ def test_msvc_has_nothing_to_do_off_windows():
     assert "msvc: nothing to do on linux-64" in proc.stdout
 
 
+WINE = Path("/usr/lib/wine/wine64")
+
+
+@pytest.mark.skipif(not WINE.exists(), reason="Wine's cmd is not installed: `apt-get install -y "
+                    "--no-install-recommends wine64` (ci/apt-packages.txt lists it), then run again")
+def test_msvc_hands_on_what_a_vcvars_script_changed_in_real_cmd_set_output(tmp_path):
+    # A batch file doing what vcvarsall.bat does to the environment (a banner, PATH entries in
+    # front, new variables, its own __VSCMD_ bookkeeping), run by Wine's cmd around `set`.
+    vcvars = tmp_path / "vcvars.bat"
+    vcvars.write_text("@echo ** Visual Studio 2022 Developer Command Prompt\r\n"
+                      "@echo [vcvarsall.bat] Environment initialized for: 'x64'\r\n"
+                      "@set \"__VSCMD_PREINIT_PATH=%PATH%\"\r\n"
+                      "@set \"PATH=C:\\VS\\bin\\HostX64\\x64;C:\\Kits\\bin;%PATH%\"\r\n"
+                      "@set \"INCLUDE=C:\\VS\\include;C:\\Kits\\ucrt\"\r\n"
+                      "@set \"VCToolsVersion=14.29.30133\"\r\n@set\r\n")
+    env = dict(os.environ, WINEDEBUG="-all", WINEPREFIX=str(tmp_path / "wineprefix"))
+    for name, command in (("before", "set"), ("after", "Z:" + str(vcvars).replace("/", "\\"))):
+        proc = subprocess.run([str(WINE), "cmd", "/d", "/c", command], capture_output=True, env=env,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert b"\r\n" in proc.stdout  # cmd's own line ends, as on Windows
+        (tmp_path / f"{name}.txt").write_bytes(proc.stdout)
+    script = ('source ci/common.sh; msvc_env_changes "$1/before.txt" "$1/after.txt" "$1/env.txt" '
+              '"$1/path.txt"')
+    proc = run("bash", "-c", script, "bash", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "path.txt").read_text().splitlines() == ["C:\\VS\\bin\\HostX64\\x64", "C:\\Kits\\bin"]
+    assert sorted((tmp_path / "env.txt").read_text().splitlines()) == [
+        "INCLUDE=C:\\VS\\include;C:\\Kits\\ucrt", "VCToolsVersion=14.29.30133"]
+
+
 def test_publish_needs_a_tag_and_a_token_and_never_prints_it(repo):
     assert run_script("publish.sh", "channel", root=repo).returncode == 2
     proc = run_script("publish.sh", "channel", root=repo, GITHUB_REF="refs/tags/v1.0.0",

@@ -19,7 +19,8 @@ def windows_path(path: Path) -> str:
 
 
 def run_bld_bat(cwd: Path, winepath: str = "") -> subprocess.CompletedProcess:
-    env = dict(os.environ, WINEDEBUG="-all", WINEPREFIX=str(cwd / "wineprefix"), WINEPATH=winepath)
+    # one Wine prefix for both runs: making one takes most of a run's time
+    env = dict(os.environ, WINEDEBUG="-all", WINEPREFIX=str(cwd.parent / "wineprefix"), WINEPATH=winepath)
     return subprocess.run([str(WINE), "cmd", "/c", windows_path(BLD_BAT)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
