@@ -30,10 +30,12 @@ host="$(host_platform)"
 [ "$host" = "$platform" ] || die 2 "job $job builds for $platform, this machine is $host"
 
 if [ "$platform" = win-64 ]; then
-    step "MSVC v140 (VS 2015) toolset for the vs2015 compiler"
-    [ -n "${VS140COMNTOOLS:-}" ] || die 3 "VS140COMNTOOLS is not set: run ci/msvc-v140.sh first (it installs" \
-        "the MSVC v140 toolset and says what to set)"
-    say "    VS140COMNTOOLS=$VS140COMNTOOLS"
+    step "MSVC (cl.exe, nmake.exe) on PATH for the vs2019 compiler"
+    for program in cl.exe nmake.exe; do
+        command -v "$program" >/dev/null || die 3 "$program is not on PATH: run ci/msvc.sh first (it adds" \
+            "the MSVC 14.29 toolset to Visual Studio and loads it into the job)"
+        say "    $(command -v "$program")"
+    done
 fi
 
 step "conda and conda-build"

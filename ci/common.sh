@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Helpers for the ci/*.sh scripts (sourced, not run). Exit codes of the scripts:
 #   0 done, 1 a build or check failed, 2 bad arguments or input,
-#   3 a prerequisite is missing (conda, conda-build, MSVC v140): the message says how to get it.
+#   3 a prerequisite is missing (conda, conda-build, MSVC): the message says how to get it.
 
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,4 +54,26 @@ need_conda() { # need_conda WHAT [build]
         die 3 "conda-build is not installed: $what needs it. Run \`conda install -n base conda-build\`" \
             "and run $0 again."
     fi
+}
+
+# msvc_env_changes BEFORE AFTER ENV_OUT PATH_OUT: from cmd's `set` before and after
+# vcvarsall.bat, write to ENV_OUT each variable it set or changed (NAME=VALUE; not PATH, not
+# its own __VSCMD_* bookkeeping: __VSCMD_PREINIT_PATH is PATH as it was, and a later vcvars,
+# such as vs2019_win-64's activation, must record the PATH it finds) and to PATH_OUT each
+# PATH entry it added, in order. AFTER may hold vcvarsall's banner: only NAME=VALUE lines count.
+msvc_env_changes() {
+    local before="$1" after="$2" env_out="$3" path_out="$4" old_path new_path entry
+    local -a entries
+    old_path="$(tr -d '\r' <"$before" | grep -i '^path=' | cut -d= -f2-)"
+    new_path="$(tr -d '\r' <"$after" | grep -i '^path=' | cut -d= -f2-)"
+    : >"$path_out"
+    IFS=';' read -ra entries <<<"$new_path"
+    for entry in "${entries[@]}"; do
+        case ";$old_path;" in
+            *";$entry;"*) ;;
+            *) [ -z "$entry" ] || printf '%s\n' "$entry" >>"$path_out" ;;
+        esac
+    done
+    tr -d '\r' <"$after" | grep -E '^[A-Za-z_][A-Za-z0-9_]*=' | grep -v -i -e '^path=' -e '^__VSCMD_' |
+        grep -v -x -F -f <(tr -d '\r' <"$before") >"$env_out" || true
 }

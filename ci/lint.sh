@@ -4,7 +4,13 @@
 # shellcheck source=common.sh source-path=SCRIPTDIR
 source "$(dirname "$0")/common.sh"
 
-step "nox"
-"$PYTHON" -m nox --version >/dev/null 2>&1 || "$PYTHON" -m pip install --disable-pip-version-check -q nox
+# NOX_VERSION: the workflow's exact pin (.github/workflows/build.yml, env); without it, any nox.
+step "nox${NOX_VERSION:+ $NOX_VERSION}"
+if [ -n "${NOX_VERSION:-}" ]; then
+    [ "$("$PYTHON" -m nox --version 2>&1)" = "$NOX_VERSION" ] ||
+        "$PYTHON" -m pip install --disable-pip-version-check -q "nox==$NOX_VERSION"
+else
+    "$PYTHON" -m nox --version >/dev/null 2>&1 || "$PYTHON" -m pip install --disable-pip-version-check -q nox
+fi
 step "nox -s lint"
 "$PYTHON" -m nox -s lint

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, cli_env, run_cli
 
-from gpuforge.ci.workflow import make_plan
+from gpuforge.ci.workflow import RUNNERS, make_plan
 from gpuforge.recipes.selectors import PLATFORMS
 from gpuforge.recipes.variants import load_config
 
@@ -83,11 +83,77 @@ def test_each_job_config_reads_back_as_that_job_of_the_matrix():
         assert narrowed["target_platform"] == [job.platform]
 
 
+def workflow_jobs(path: Path = WORKFLOW) -> dict:
+    from gpuforge.yamlio import load_yaml
+    return load_yaml(path.read_text(), path)["jobs"]
+
+
+def needs(job: dict) -> list[str]:
+    value = job.get("needs", [])
+    return [value] if isinstance(value, str) else list(value)
+
+
 def test_workflow_matrix_rows_name_every_job_config():
-    text = WORKFLOW.read_text()
-    named = set(re.findall(r'variant: "([^"]+)"', text))
+    jobs = workflow_jobs()
+    named = {jobs[f"libgpuarray-{p}"]["env"]["VARIANT"] for p in PLATFORMS}
+    for platform in PLATFORMS:
+        rows = jobs[f"packages-{platform}"]["strategy"]["matrix"]["include"]
+        assert all(row["variant"].startswith(f"{platform}_python") for row in rows)
+        named |= {row["variant"] for row in rows}
     assert named == {p.stem for p in (ROOT / "ci" / "variants").glob("*.yaml")}
-    assert len(re.findall(r'variant: "[^"]+_python', text)) == 12
+    assert len(named) == 14
+
+
+def test_each_platform_is_its_own_chain_of_jobs():
+    jobs = workflow_jobs()
+    for platform in PLATFORMS:
+        chain = [f"libgpuarray-{platform}", f"packages-{platform}", f"smoke-{platform}"]
+        assert [needs(jobs[name]) for name in chain] == [[], chain[:1], chain[1:2]]
+        assert {jobs[name]["runs-on"] for name in chain} == {RUNNERS[platform]}
+    # no job but publish waits on another platform's job, even through its needs
+    for name, job in jobs.items():
+        if name in ("lint", "publish"):
+            continue
+        platform = next(p for p in PLATFORMS if name.endswith(f"-{p}"))
+        ancestors, todo = set(), needs(job)
+        while todo:
+            parent = todo.pop()
+            ancestors.add(parent)
+            todo += needs(jobs[parent])
+        assert all(a.endswith(f"-{platform}") for a in ancestors), (name, ancestors)
+    assert sorted(needs(jobs["publish"])) == ["smoke-linux-64", "smoke-win-64"]
+
+
+def test_windows_builds_load_msvc_and_linux_builds_do_not():
+    jobs = workflow_jobs()
+    for platform in PLATFORMS:
+        for name in (f"libgpuarray-{platform}", f"packages-{platform}"):
+            runs = [step.get("run", "") for step in jobs[name]["steps"]]
+            build = runs.index('ci/build.sh "$VARIANT"')
+            if platform == "win-64":
+                assert runs.index("ci/msvc.sh") < build, name
+            else:
+                assert "ci/msvc.sh" not in runs, name
+
+
+def test_every_tool_the_workflow_installs_has_an_exact_version_and_its_source():
+    text = WORKFLOW.read_text()
+    from gpuforge.yamlio import load_yaml
+    env = load_yaml(text, WORKFLOW)["env"]
+    assert sorted(env) == ["CONDA_BUILD_VERSION", "HOST_PYTHON", "MINIFORGE_VERSION", "NOX_VERSION"]
+    lines = text.splitlines()
+    for key, value in env.items():
+        assert re.fullmatch(r"\d+(\.\d+)+(-\d+)?", value), (key, value)
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"  {key}:"))
+        assert lines[at - 1].strip().startswith("#"), f"{key}: no comment saying where the version is from"
+    for job in workflow_jobs().values():
+        for step in job["steps"]:
+            inputs = step.get("with", {})
+            for key in ("python-version", "miniforge-version", "conda-build-version"):
+                assert inputs.get(key, "${{ env.").startswith("${{ env."), (key, inputs[key])
+            if "pip install" in step.get("run", ""):
+                packages = step["run"].split("pip install", 1)[1].split()
+                assert [p for p in packages if not p.startswith("-")] == [".", '"nox==$NOX_VERSION"']
 
 
 def test_a_changed_config_is_drift_until_rerendered(repo):
@@ -132,13 +198,13 @@ def test_a_hand_edited_job_config_is_drift(repo):
 def test_workflow_without_its_end_marker_is_one_located_error(repo):
     workflow = repo / ".github/workflows/build.yml"
     lines = workflow.read_text().splitlines(keepends=True)
-    end = next(i for i, ln in enumerate(lines) if "# end generated: variants" in ln)
-    begin = next(i for i, ln in enumerate(lines) if "render`: variants" in ln)
+    end = next(i for i, ln in enumerate(lines) if "# end generated: variants:win-64" in ln)
+    begin = next(i for i, ln in enumerate(lines) if "render`: variants:win-64" in ln)
     workflow.write_text("".join(lines[:end] + lines[end + 1:]))
     proc = run_cli("ci", "render", "--root", str(repo))
     assert proc.returncode == 2
-    assert proc.stderr == (f"gpuforge: error: {workflow}:{begin + 1}: generated block 'variants' has "
-                           "no `# end generated: variants` line\n")
+    assert proc.stderr == (f"gpuforge: error: {workflow}:{begin + 1}: generated block 'variants:win-64' "
+                           "has no `# end generated: variants:win-64` line\n")
     assert not (repo / ".github/workflows/build.yml.bak").exists()
 
 
@@ -330,10 +396,41 @@ def test_index_channel_lists_the_packages_then_stops_at_conda(repo):
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="checks the non-Windows branch")
-def test_msvc_v140_has_nothing_to_do_off_windows():
-    proc = run_script("msvc-v140.sh")
+def test_msvc_has_nothing_to_do_off_windows():
+    proc = run_script("msvc.sh")
     assert proc.returncode == 0
-    assert "msvc-v140: nothing to do on linux-64" in proc.stdout
+    assert "msvc: nothing to do on linux-64" in proc.stdout
+
+
+WINE = Path("/usr/lib/wine/wine64")
+
+
+@pytest.mark.skipif(not WINE.exists(), reason="Wine's cmd is not installed: `apt-get install -y "
+                    "--no-install-recommends wine64` (ci/apt-packages.txt lists it), then run again")
+def test_msvc_hands_on_what_a_vcvars_script_changed_in_real_cmd_set_output(tmp_path):
+    # A batch file doing what vcvarsall.bat does to the environment (a banner, PATH entries in
+    # front, new variables, its own __VSCMD_ bookkeeping), run by Wine's cmd around `set`.
+    vcvars = tmp_path / "vcvars.bat"
+    vcvars.write_text("@echo ** Visual Studio 2022 Developer Command Prompt\r\n"
+                      "@echo [vcvarsall.bat] Environment initialized for: 'x64'\r\n"
+                      "@set \"__VSCMD_PREINIT_PATH=%PATH%\"\r\n"
+                      "@set \"PATH=C:\\VS\\bin\\HostX64\\x64;C:\\Kits\\bin;%PATH%\"\r\n"
+                      "@set \"INCLUDE=C:\\VS\\include;C:\\Kits\\ucrt\"\r\n"
+                      "@set \"VCToolsVersion=14.29.30133\"\r\n@set\r\n")
+    env = dict(os.environ, WINEDEBUG="-all", WINEPREFIX=str(tmp_path / "wineprefix"))
+    for name, command in (("before", "set"), ("after", "Z:" + str(vcvars).replace("/", "\\"))):
+        proc = subprocess.run([str(WINE), "cmd", "/d", "/c", command], capture_output=True, env=env,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert b"\r\n" in proc.stdout  # cmd's own line ends, as on Windows
+        (tmp_path / f"{name}.txt").write_bytes(proc.stdout)
+    script = ('source ci/common.sh; msvc_env_changes "$1/before.txt" "$1/after.txt" "$1/env.txt" '
+              '"$1/path.txt"')
+    proc = run("bash", "-c", script, "bash", str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "path.txt").read_text().splitlines() == ["C:\\VS\\bin\\HostX64\\x64", "C:\\Kits\\bin"]
+    assert sorted((tmp_path / "env.txt").read_text().splitlines()) == [
+        "INCLUDE=C:\\VS\\include;C:\\Kits\\ucrt", "VCToolsVersion=14.29.30133"]
 
 
 def test_publish_needs_a_tag_and_a_token_and_never_prints_it(repo):

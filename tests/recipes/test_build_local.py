@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 from pathlib import Path
 
 import pytest
 from conftest import RECIPES, pyenv_python, run_cli
 
-from gpuforge.recipes.build_local import pip_requirement, plan_requirements
+from gpuforge.recipes.build_local import pip_requirement, plan_requirements, tool_version, version_matches
 from gpuforge.recipes.render import Recipe
 from gpuforge.recipes.sources import Source, fetch
 
@@ -41,8 +42,30 @@ def test_requirements_are_sorted_by_who_provides_them():
                               "libgpuarray ==0.7.6", "mkl-service", "m2w64-toolchain"])
     assert plan.pip == ["numpy==1.16.*"]
     assert plan.tools == ["cmake", "gcc"]
+    assert plan.pinned_tools == {}
     assert plan.local == ["libgpuarray"]
     assert plan.conda_only == ["mkl-service", "m2w64-toolchain"]
+
+
+def test_a_versioned_cmake_is_a_pinned_tool_and_compilers_stay_stand_ins():
+    plan = plan_requirements(["cmake >=3.0,<4.0a0", "gcc_linux-64 7.3.0"])
+    assert plan.pinned_tools == {"cmake": ">=3.0,<4.0a0"}
+    assert plan.tools == ["gcc"]
+
+
+@pytest.mark.parametrize(("version", "matches"), [
+    ("3.25.1", True), ("3.31.10", True), ("4.0.0rc1", False), ("4.0.0", False), ("4.4.4", False)])
+def test_cmake_versions_against_the_recipes_pin(version, matches):
+    assert version_matches(version, ">=3.0,<4.0a0") is matches
+
+
+def test_tool_version_reads_the_real_cmake():
+    cmake = shutil.which("cmake")
+    if cmake is None:
+        pytest.skip("no cmake on PATH: `apt-get install cmake` (ci/apt-packages.txt)")
+    first_line = subprocess.run([cmake, "--version"], capture_output=True, text=True).stdout.split("\n")[0]
+    assert first_line == f"cmake version {tool_version(cmake)}"
+    assert tool_version("/nonexistent/cmake") is None
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +173,56 @@ def test_libgpuarray_and_pygpu_build_and_initialise_opencl(python37, tmp_path):
     assert devname  # e.g. pthread-skylake-avx512-AMD EPYC (pocl)
     # the rpath from build.sh: our libgpuarray, not Debian's /usr/lib one
     assert library.startswith(str(prefix / "lib" / "libgpuarray.so"))
+
+
+@pytest.fixture(scope="module")
+def cmake4_path(tmp_path_factory) -> str:
+    """PATH with PyPI's cmake 4.x first: what pkgs/main serves an unpinned `cmake` today."""
+    venv = tmp_path_factory.mktemp("cmake4")
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
+                           "--disable-pip-version-check", "cmake>=4,<5"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot install PyPI's cmake 4.x (needs PyPI): {proc.stderr.strip()[-300:]}")
+    assert tool_version(str(venv / "bin" / "cmake")).startswith("4.")
+    return f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LIBGPUARRAY_SOURCE, reason=NEEDS_SOURCE)
+@pytest.mark.parametrize(("policy_minimum", "cmake_error"), [
+    (None, "Compatibility with CMake < 3.5 has been removed from CMake."),
+    # the documented override gets past cmake_minimum_required, not past CMP0063 OLD
+    ("3.5", "Policy CMP0063 may not be set to OLD behavior"),
+])
+def test_cmake_4_cannot_configure_libgpuarray_without_the_recipes_pin(
+        recipes_copy, python37, cmake4_path, tmp_path, policy_minimum, cmake_error):
+    meta = recipes_copy / "libgpuarray" / "meta.yaml"
+    pinned = "    - cmake >=3.0,<4.0a0\n"
+    assert pinned in meta.read_text()
+    meta.write_text(meta.read_text().replace(pinned, "    - cmake\n"))
+    env = {"PATH": cmake4_path}
+    if policy_minimum:
+        env["CMAKE_POLICY_VERSION_MINIMUM"] = policy_minimum
+    proc = run_cli("recipes", "build-local", "libgpuarray", "--python", python37, "--source",
+                   LIBGPUARRAY_SOURCE, "--recipes-dir", str(recipes_copy), "--work-dir", str(tmp_path),
+                   **env)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Configuring incomplete, errors occurred!" in proc.stderr
+    assert cmake_error in (tmp_path / "libgpuarray" / "build.log").read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LIBGPUARRAY_SOURCE, reason=NEEDS_SOURCE)
+def test_libgpuarray_builds_with_the_cmake_the_recipe_asks_for_when_cmake_4_is_on_path(
+        python37, cmake4_path, tmp_path):
+    proc = run_cli("recipes", "build-local", "libgpuarray", "--python", python37, "--source",
+                   LIBGPUARRAY_SOURCE, "--work-dir", str(tmp_path), PATH=cmake4_path)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert "pip install (build tool): cmake>=3.0,<4.0a0 (cmake on PATH is 4." in out
+    prefix = tmp_path / "libgpuarray" / "prefix"
+    assert f"({prefix / 'bin' / 'cmake'}) matches the recipe's cmake >=3.0,<4.0a0" in out
+    assert tool_version(str(prefix / "bin" / "cmake")).startswith("3.")
+    assert "libgpuarray 0.7.6: build and test passed" in out
+    assert (prefix / "lib" / "libgpuarray.so").exists()

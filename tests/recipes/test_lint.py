@@ -21,7 +21,10 @@ def _break(recipes, relpath, old, new):
 
 
 def _line_of(path, fragment):
-    return next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if fragment in ln)
+    """The line that is ``fragment`` (a command), else the first line containing it."""
+    lines = path.read_text().splitlines()
+    exact = [i for i, ln in enumerate(lines, 1) if ln.strip() == fragment]
+    return exact[0] if exact else next(i for i, ln in enumerate(lines, 1) if fragment in ln)
 
 
 CASES = [

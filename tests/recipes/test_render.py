@@ -31,10 +31,10 @@ def test_every_recipe_renders_for_every_variant(renders):
 def test_libgpuarray_toolchain_and_cuda_constraint(renders):
     win = renders[("libgpuarray", "win-64", None)].requirements
     linux = renders[("libgpuarray", "linux-64", None)].requirements
-    assert win["build"] == ["vs2015_win-64", "cmake"]
+    assert win["build"] == ["vs2019_win-64", "cmake >=3.0,<4.0a0"]
     assert win["run"] == ["vc 14.*"]
     assert win["run_constrained"] == ["cudatoolkit >=8.0,<9.2"]
-    assert linux["build"] == ["gcc_linux-64 7.3.0", "cmake", "make"]
+    assert linux["build"] == ["gcc_linux-64 7.3.0", "cmake >=3.0,<4.0a0", "make"]
     assert "run" not in linux
     assert linux["run_constrained"] == ["cudatoolkit >=8.0,<11"]
 

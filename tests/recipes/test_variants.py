@@ -26,7 +26,7 @@ def test_python_and_numpy_are_zipped_and_bounded(platform):
 def test_platform_selectors_pick_the_toolchain():
     win = load_config(CONFIG, "win-64").values
     linux = load_config(CONFIG, "linux-64").values
-    assert win["vc"] == ["14"] and win["c_compiler"] == ["vs2015"]
+    assert win["vc"] == ["14"] and win["c_compiler"] == ["vs2019"]
     assert "vc" not in linux and linux["c_compiler"] == ["gcc"]
     assert "c_compiler_version" not in win
     assert win["cudatoolkit"] == [">=8.0,<9.2"]

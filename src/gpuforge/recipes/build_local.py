@@ -6,7 +6,8 @@ conda-build's contract, reproduced on a plain Linux machine:
 - the recipe is rendered for the variant whose python matches that
   interpreter; its host and run requirements that exist on PyPI are
   installed with pip under the rendered version ranges, the build tools and
-  compilers must be on PATH, and libgpuarray/pygpu come from earlier
+  compilers must be on PATH (cmake at the version the recipe asks for: the
+  one on PATH if it matches, else PyPI's cmake in the prefix), and libgpuarray/pygpu come from earlier
   build-local runs into the same ``--prefix``; conda-only packages (MKL's
   service module, the Windows toolchain, CUDA) are listed as not installed;
 - build.sh runs in the unpacked source with conda-build's variables
@@ -19,6 +20,7 @@ conda-build's contract, reproduced on a plain Linux machine:
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +28,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from rattler import Version, VersionSpec
 
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.render import Rendered, find_recipes, render_variants
@@ -38,6 +42,11 @@ PLATFORM = "linux-64"
 PYPI_NAMES = {"numpy", "scipy", "six", "cython", "mako", "setuptools", "pip", "nose", "wheel"}
 # conda packages this machine provides as programs on PATH.
 HOST_TOOLS = {"cmake": "cmake", "make": "make", "gcc_linux-64": "gcc", "gxx_linux-64": "g++"}
+# Build tools whose version spec build-local honours: the one on PATH when its version
+# matches, else the same-named PyPI project (Kitware's cmake wheels) installed into the prefix.
+# The compilers stay stand-ins: gcc 7.3.0 is conda's, not this machine's.
+PYPI_TOOLS = {"cmake"}
+TOOL_VERSION_RE = re.compile(r"version (\d[^\s]*)")
 # What the compilers' activation exports in conda-build's build env (ctng-compiler-activation).
 COMPILER_VARS = {"gcc_linux-64": ("CC",), "gxx_linux-64": ("CXX", "GXX")}
 # conda packages that an earlier build-local run put into the same prefix.
@@ -51,6 +60,7 @@ class Plan:
 
     pip: list[str] = field(default_factory=list)
     tools: list[str] = field(default_factory=list)
+    pinned_tools: dict[str, str] = field(default_factory=dict)  # program -> conda version spec
     local: list[str] = field(default_factory=list)
     conda_only: list[str] = field(default_factory=list)
 
@@ -71,6 +81,21 @@ def pip_requirement(spec: str) -> str:
     return name + ",".join(parts)
 
 
+def tool_version(program: str) -> str | None:
+    """The version ``program --version`` reports (``cmake version 3.25.1`` -> ``3.25.1``)."""
+    try:
+        proc = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=60)
+    except OSError:
+        return None
+    found = TOOL_VERSION_RE.search(proc.stdout)
+    return found.group(1) if proc.returncode == 0 and found else None
+
+
+def version_matches(version: str, spec: str) -> bool:
+    """Does ``version`` satisfy the conda version ``spec`` (conda's own ordering, via py-rattler)?"""
+    return VersionSpec(spec).matches(Version(version))
+
+
 def plan_requirements(specs: list[str]) -> Plan:
     plan = Plan()
     for spec in specs:
@@ -79,6 +104,8 @@ def plan_requirements(specs: list[str]) -> Plan:
             continue  # the interpreter itself, checked against the variant
         if name in PYPI_NAMES:
             plan.pip.append(pip_requirement(spec))
+        elif name in PYPI_TOOLS and spec.strip() != name:
+            plan.pinned_tools[HOST_TOOLS[name]] = spec.split(None, 1)[1].strip()
         elif name in HOST_TOOLS:
             plan.tools.append(HOST_TOOLS[name])
         elif name in LOCAL_BUILDS:
@@ -167,6 +194,8 @@ class BuildLocal:
         missing = [t for t in plan.tools if shutil.which(t) is None]
         if missing:
             raise GpuforgeError(f"{what} needs {', '.join(missing)} on PATH: {APT_HINT}")
+        for program, spec in plan.pinned_tools.items():
+            self._provide_tool(program, spec)
         for name in plan.local:
             self._check_local(name)
         if plan.conda_only:
@@ -175,6 +204,31 @@ class BuildLocal:
             self._step(f"pip install ({what}): {' '.join(plan.pip)}")
             self._run([str(self.prefix / "bin" / "python"), "-m", "pip", "install",
                        "--disable-pip-version-check", "-q", *plan.pip], cwd=self.work)
+
+    def _provide_tool(self, program: str, spec: str) -> None:
+        """``program`` at a version in ``spec``: the one on PATH, or PyPI's into the prefix."""
+        found = shutil.which(program, path=self.env()["PATH"])
+        version = tool_version(found) if found else None
+        if version and version_matches(version, spec):
+            self.say(f"    {program} {version} ({found}) matches the recipe's {program} {spec}")
+            return
+        on_path = f"{program} on PATH is {version} ({found})" if version else f"no {program} on PATH"
+        requirement = pip_requirement(f"{program} {spec}")
+        self._step(f"pip install (build tool): {requirement} ({on_path}; the recipe asks for "
+                   f"{program} {spec})")
+        try:
+            self._run([str(self.prefix / "bin" / "python"), "-m", "pip", "install",
+                       "--disable-pip-version-check", "-q", requirement], cwd=self.work)
+        except GpuforgeError as exc:
+            raise GpuforgeError(f"the recipe asks for {program} {spec} and {on_path}; installing "
+                                f"{requirement} from PyPI into the prefix failed: put a matching "
+                                f"{program} first on PATH.\n{exc}") from None
+        installed = self.prefix / "bin" / program
+        version = tool_version(str(installed))
+        if not version or not version_matches(version, spec):
+            raise GpuforgeError(f"pip installed {program} {version} into {installed}, which does "
+                                f"not match the recipe's {program} {spec}")
+        self.say(f"    {program} {version} ({installed}) matches the recipe's {program} {spec}")
 
     def _check_local(self, name: str) -> None:
         marker = LOCAL_BUILDS[name]
