@@ -203,8 +203,8 @@ def test_env_file_puts_the_local_channel_first_and_keeps_the_rest(tmp_path):
     from gpuforge.yamlio import load_yaml
     doc = load_yaml(text, out)
     assert list(doc["channels"]) == [channel.resolve().as_uri(), "https://repo.anaconda.com/pkgs/main",
-                                     "conda-forge"]
-    assert list(doc["dependencies"]) == ["python 3.7.*", "theano 1.0.5"]
+                                     "conda-forge", "nodefaults"]
+    assert list(doc["dependencies"]) == ["python 3.7.*", f"{channel.resolve().as_uri()}::theano 1.0.5"]
 
 
 def test_broken_env_file_is_one_located_error_and_nothing_written(tmp_path):
