@@ -311,9 +311,12 @@ def test_smoke_without_env_files_or_channel_says_so(repo):
     assert "no environment files for win-64 (envs/*-win64.yml)" in proc.stderr
     (repo / "envs").mkdir()
     (repo / "envs" / "cpu-win64.yml").write_text(ENV)
-    proc = run_script("smoke.sh", "win-64", root=repo)
+    proc = run_script("smoke.sh", "win-64", "channel", root=repo)  # the local channel pass
     assert proc.returncode == 2
     assert "no such channel folder: build the packages first" in proc.stderr
+    proc = run_script("smoke.sh", "win-64", root=repo)  # as published: conda is all it needs
+    assert proc.returncode == 3
+    assert "conda is not installed: creating the environments needs it" in proc.stderr
 
 
 def test_index_channel_lists_the_packages_then_stops_at_conda(repo):
