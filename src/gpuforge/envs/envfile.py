@@ -180,13 +180,13 @@ def load_env(path: Path) -> EnvFile:
     return env
 
 
-def _looks_like_path(text: str) -> bool:
+def looks_like_path(text: str) -> bool:
     """As pip reads a requirements line: a path when it starts with . or has a slash."""
     return text.startswith(".") or "/" in text or "\\" in text
 
 
 def _add_pip(env: EnvFile, text: str, line: int, lines: list[str]) -> None:
-    if _looks_like_path(text):
+    if looks_like_path(text):
         folder = (env.path.parent / text).resolve()
         env.deps.append(Dependency(text, line, project=folder))
         if not _has_comment(lines, line):

@@ -27,7 +27,7 @@ from rattler.exceptions import InvalidMatchSpecError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedSeq
 
-from gpuforge.envs.envfile import NO_DEFAULTS, RECIPES_CHANNEL, _looks_like_path
+from gpuforge.envs.envfile import NO_DEFAULTS, RECIPES_CHANNEL, looks_like_path
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import write_atomic
 from gpuforge.recipes.render import RECIPE_NAMES
@@ -56,7 +56,7 @@ def _conda_name(dep: str) -> str | None:
 
 def _from_pip(entry: str, source: Path, url: str) -> tuple[str | None, str]:
     """(the conda spec that replaces a pip entry, or None to keep it; the entry to keep)."""
-    if _looks_like_path(entry):
+    if looks_like_path(entry):
         folder = (source.parent / entry).resolve()
         if folder.name in RECIPE_NAMES:
             return f"{url}::{folder.name}={_project_version(folder, source)}", entry
