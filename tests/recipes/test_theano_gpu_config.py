@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import RECIPES, run_cli, theano_env
+from conftest import RECIPES, ROOT, run_cli, theano_env
 
 RECIPE = RECIPES / "theano-gpu-config"
 PKG = "theano-gpu-config"
@@ -548,3 +548,51 @@ def test_build_local_runs_build_sh_and_the_activated_test_section(python37, tmp_
     assert f"cxx = {prefix}/bin/g++" in out  # GXX: this machine's g++, linked into the prefix
     assert "theano-gpu-config: Theano uses this environment's settings" in out
     assert "theano-gpu-config 0.1.0: build and test passed" in out
+
+
+@pytest.mark.slow
+def test_conda_build_without_a_channel_then_installed_by_py_rattler(conda_tools, theano_python,
+                                                                     theano_cache, tmp_path):
+    """The real conda-build makes the .conda with no channel at all (nothing to build with:
+    no compiler, no host Python); py-rattler installs it into a fresh prefix; the recipe's
+    test section then runs there with the prefix's activation, as conda-build's test phase
+    does, Theano being the cpu target's (the run requirements come from no channel here)."""
+    import asyncio
+
+    import rattler
+
+    out = tmp_path / "channel"
+    proc = subprocess.run([str(conda_tools.build), str(RECIPE), "-m",
+                           str(ROOT / "ci" / "variants" / "linux-64_python3.7_numpy1.16.yaml"),
+                           "--output-folder", str(out), "--no-anaconda-upload",
+                           "--override-channels", "--no-test", "--package-format", "conda"],
+                          env=conda_tools.env(tmp_path), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    [built] = (out / "linux-64").glob("theano-gpu-config-0.1.0-*.conda")
+    records = asyncio.run(rattler.Gateway(cache_dir=tmp_path / "gateway").query(
+        [rattler.Channel(out.as_uri())], [rattler.Subdir("linux-64")], ["theano-gpu-config"],
+        recursive=False))
+    [record] = [r for per_channel in records for r in per_channel]
+    assert sorted(record.depends) == ["cudnn >=5.1,<8", "gxx_linux-64 7.3.0.*", "theano >=1.0.5,<1.1"]
+    prefix = tmp_path / "prefix"
+    asyncio.run(rattler.install([record], prefix, cache_dir=tmp_path / "pkgs", show_progress=False))
+    for change in ("activate", "deactivate"):
+        assert activation(prefix, change).read_bytes() == \
+            (SCRIPTS / f"{change}.d" / f"{PKG}_{change}.sh").read_bytes()
+    assert (prefix / "conda-meta" / f"{built.name[:-len('.conda')]}.json").is_file()
+    add_gxx(prefix)
+    from gpuforge.recipes.render import Recipe, render_variants
+    from gpuforge.recipes.variants import load_config
+
+    rendered = render_variants(Recipe.load(RECIPE),
+                               load_config(RECIPES / "conda_build_config.yaml", "linux-64"))[0]
+    commands = rendered.meta["test"]["commands"]
+    assert commands[-1] == "python test_config.py"
+    script = "\n".join([f'. "{activation(prefix, "activate")}"', *commands[:-1],
+                        f'"{theano_python}" "{RECIPE / "test_config.py"}"'])
+    env = theano_env(tmp_path / "home", theano_cache, CONDA_PREFIX=str(prefix), PREFIX=str(prefix),
+                     **gxx_activation(prefix))
+    proc = subprocess.run(["bash", "-euc", script], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "theano-gpu-config: Theano uses this environment's settings" in proc.stdout
