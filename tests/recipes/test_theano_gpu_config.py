@@ -555,8 +555,9 @@ def test_conda_build_without_a_channel_then_installed_by_py_rattler(conda_tools,
                                                                      theano_cache, tmp_path):
     """The real conda-build makes the .conda with no channel at all (nothing to build with:
     no compiler, no host Python); py-rattler installs it into a fresh prefix; the recipe's
-    test section then runs there with the prefix's activation, as conda-build's test phase
-    does, Theano being the cpu target's (the run requirements come from no channel here)."""
+    test section then runs there after the real conda's activation of that prefix
+    (`conda shell.bash activate`, which sources its activate.d), as conda-build's test
+    phase does, Theano being the cpu target's (the run requirements come from no channel)."""
     import asyncio
 
     import rattler
@@ -588,10 +589,12 @@ def test_conda_build_without_a_channel_then_installed_by_py_rattler(conda_tools,
                                load_config(RECIPES / "conda_build_config.yaml", "linux-64"))[0]
     commands = rendered.meta["test"]["commands"]
     assert commands[-1] == "python test_config.py"
-    script = "\n".join([f'. "{activation(prefix, "activate")}"', *commands[:-1],
+    conda = conda_tools.build.parent / "conda"
+    script = "\n".join([f'eval "$("{conda}" shell.bash activate "{prefix}")"',
+                        'test "$CONDA_PREFIX" = "$PREFIX"', *commands[:-1],
                         f'"{theano_python}" "{RECIPE / "test_config.py"}"'])
-    env = theano_env(tmp_path / "home", theano_cache, CONDA_PREFIX=str(prefix), PREFIX=str(prefix),
-                     **gxx_activation(prefix))
+    env = theano_env(tmp_path / "home", theano_cache, PREFIX=str(prefix), **gxx_activation(prefix),
+                     **{k: v for k, v in conda_tools.env(tmp_path).items() if k == "CONDARC"})
     proc = subprocess.run(["bash", "-euc", script], env=env, capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
