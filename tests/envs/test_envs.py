@@ -220,3 +220,39 @@ def test_escapes_probes_every_named_version():
     assert escapes("<10", ">=8.0,<9.2") == "0"
     assert escapes("9.*", ">=8.0,<9.2") == "9.2"
     assert escapes(">=9.1.5", ">=8.0,<9.2") == "9.2"
+
+
+@pytest.mark.slow
+def test_conda_runs_the_pip_section_in_the_env_files_folder(conda_tools, theano_python, tmp_path):
+    """The real conda's installer for a `pip:` section (conda/env/installers/pip.py, what
+    `conda env create -f` runs) on gpu-linux64.yml's own pip entries, started from another
+    folder: `../recipes/theano-gpu-config` resolves from the env file's folder, and the
+    wheel puts the activation scripts in the prefix's etc/conda/activate.d."""
+    import json
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    tree = tmp_path / "repo"  # pip builds in the project folder: not in this checkout
+    shutil.copytree(ENVS, tree / "envs")
+    shutil.copytree(RECIPES / "theano-gpu-config", tree / "recipes" / "theano-gpu-config")
+    env = load_env(tree / "envs" / "gpu-linux64.yml")
+    specs = [d.text for d in env.pip_deps]
+    assert specs == ["Theano==1.0.5", "../recipes/theano-gpu-config"]
+    prefix = Path(theano_python).parent.parent  # a real prefix with python and Theano
+    code = ("import json, sys; from types import SimpleNamespace; "
+            "from conda.env.installers import pip; "
+            "print(json.dumps(pip.install(sys.argv[1], json.loads(sys.argv[2]), "
+            "SimpleNamespace(file=sys.argv[3]))))")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = subprocess.run([str(conda_tools.python), "-c", code, str(prefix), json.dumps(specs),
+                           str(env.path)], cwd=elsewhere, env=conda_tools.env(tmp_path),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "theano-gpu-config-0.1.0" in json.loads(proc.stdout.strip().splitlines()[-1])
+    scripts = RECIPES / "theano-gpu-config" / "etc" / "conda"
+    for change in ("activate", "deactivate"):
+        for ext in ("sh", "bat"):
+            name = f"{change}.d/theano-gpu-config_{change}.{ext}"
+            assert (prefix / "etc" / "conda" / name).read_bytes() == (scripts / name).read_bytes()

@@ -52,3 +52,4 @@ def test_a_relative_pip_path_that_is_not_a_recipe_becomes_absolute(tmp_path):
     assert proc.returncode == 0, proc.stderr
     doc = YAML(typ="safe").load((tmp_path / "out.yml").read_text())
     assert doc["dependencies"][-1] == {"pip": [str(tmp_path / "mypkg")]}
+
