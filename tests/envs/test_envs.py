@@ -116,6 +116,8 @@ PIN_CASES = [
      "pygpu 0.7.5.* excludes 0.7.6, the version recipes/pygpu builds"),
     ("gpu-linux64.yml", "libgpuarray=0.7.6", "libgpuarray>=0.7", "libgpuarray>=0.7",
      "pin both to the same version"),
+    ("cpu-linux64.yml", "Theano==1.0.5", "Theano==1.0.4", "Theano==1.0.4",
+     "pip: Theano==1.0.4 excludes 1.0.5, the version recipes/theano builds"),
     ("cpu-win64.yml", "  - m2w64-toolchain", "  # - m2w64-toolchain", "dependencies:",
      "add m2w64-toolchain (conda-forge's theano does not bring it)"),
     ("gpu-win64.yml", "      - ../recipes/theano-gpu-config", "      # - theano-gpu-config",

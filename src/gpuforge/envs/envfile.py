@@ -346,6 +346,11 @@ def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> None:
         if dep.name in built and not admits(dep.version, built[dep.name]):
             env.add(dep.line, f"{dep.name} {dep.version} excludes {built[dep.name]}, the version "
                               f"recipes/{dep.name} builds")
+    for dep in env.pip_deps:
+        req = dep.requirement
+        if req is not None and dep.name in built and not req.specifier.contains(built[dep.name]):
+            env.add(dep.line, f"pip: {dep.text} excludes {built[dep.name]}, the version "
+                              f"recipes/{dep.name} builds (its variant takes that one)")
     pygpu, libgpuarray = env.get("pygpu"), env.get("libgpuarray")
     if (pygpu is None) != (libgpuarray is None) or (
             pygpu and libgpuarray and pygpu.version != libgpuarray.version):
