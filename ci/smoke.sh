@@ -1,41 +1,77 @@
 #!/usr/bin/env bash
-# For each environment file of a platform (envs/*-linux64.yml or envs/*-win64.yml):
-# `nox -s gpu_smoke -- --target env:<env> --channel channel --report-dir reports/<env>`
-# creates it against the local channel (channel/) plus the file's own channels and
-# proves it. Every env runs even when one fails; the exit code is 1 if any did.
+# Every environment file of a platform (envs/*-linux64.yml or envs/*-win64.yml),
+# created the way a user creates it, then proved with gpu_smoke inside it:
 #
-#   ci/smoke.sh linux-64
+#   ci/smoke.sh linux-64            the env files as they are: their own channels
+#                                   (defaults, pytorch; nodefaults), Theano and
+#                                   theano-gpu-config from their pip: section
+#   ci/smoke.sh linux-64 channel    the gpuforge-built variant of each file, made by
+#                                   `gpuforge ci env-file FILE --channel channel`
+#
+# For each file: `conda env create --yes -p build/smoke/<pass>/<env> -f FILE`, then
+# `conda run -p ...` (conda's activation, so theano-gpu-config's activate.d scripts run)
+# `gpuforge smoke --python <env's python>`; reports under reports/<pass>/<env>. On a
+# machine without an NVIDIA GPU (hosted runners) THEANO_FLAGS=device=cpu overrides the
+# environment's device=cuda, and says so. Every env runs even when one fails; the exit
+# code is 1 if any did.
 # shellcheck source=common.sh source-path=SCRIPTDIR
 source "$(dirname "$0")/common.sh"
 
-[ $# -eq 1 ] || die 2 "usage: ci/smoke.sh PLATFORM (linux-64 or win-64)"
+[ $# -ge 1 ] && [ $# -le 2 ] || die 2 "usage: ci/smoke.sh PLATFORM [CHANNEL] (linux-64 or win-64)"
 platform="$1"
-channel="${CHANNEL:-channel}"
+channel="${2:-}"
+pass="${channel:+local-channel}"
+pass="${pass:-as-published}"
+work="$ROOT/build/smoke/$pass"
 
-step "environment files for $platform"
+step "environment files for $platform ($pass)"
 envs_text="$(gpuforge ci envs "$platform")" || exit 2
 mapfile -t envs <<<"$envs_text"
 printf '    %s\n' "${envs[@]}"
-
-[ -d "$channel" ] || die 2 "$channel: no such channel folder: build the packages first (ci/build.sh)"
+if [ -n "$channel" ] && [ ! -d "$channel" ]; then
+    die 2 "$channel: no such channel folder: build the packages first (ci/build.sh)"
+fi
 
 step "conda"
 need_conda "creating the environments"
 conda --version
 
+native() { # a path as conda and Windows Python take it (Git Bash on Windows)
+    if command -v cygpath >/dev/null 2>&1; then cygpath -w "$1"; else printf '%s\n' "$1"; fi
+}
+
+if ! command -v nvidia-smi >/dev/null 2>&1; then
+    export THEANO_FLAGS="device=cpu${THEANO_FLAGS:+,$THEANO_FLAGS}"
+    say "    no NVIDIA GPU here: THEANO_FLAGS=$THEANO_FLAGS overrides the environments' device=cuda (the GPU half is not run)"
+fi
+
 failed=()
+rm -rf "$work"
+mkdir -p "$work"
 for env_file in "${envs[@]}"; do
     name="$(basename "$env_file" .yml)"
-    # gpu_smoke makes the env from the file with channel/ first (gpuforge's own packages
-    # from it), runs the checks in it, and reports a failed solve as a failed target.
-    step "$name: nox -s gpu_smoke -- --target env:$name --channel $channel --report-dir reports/$name"
-    if ! "$PYTHON" -m nox -s gpu_smoke -- --target "env:$name" --channel "$channel" \
-            --report-dir "reports/$name"; then
+    prefix="$work/$name"
+    file="$env_file"
+    if [ -n "$channel" ]; then
+        file="$work/$name.yml"
+        step "$name: gpuforge ci env-file $env_file --channel $channel"
+        gpuforge ci env-file "$env_file" --channel "$channel" --output "$file" >/dev/null || exit 2
+    fi
+    step "$name: conda env create -p $prefix -f $file"
+    if ! conda env create --yes -p "$(native "$prefix")" -f "$(native "$file")"; then
+        failed+=("$name (conda env create)")
+        continue
+    fi
+    python="$prefix/bin/python"
+    [ "$platform" = win-64 ] && python="$prefix/python.exe"
+    step "$name: conda run -p $prefix gpuforge smoke --python $python"
+    if ! conda run -p "$(native "$prefix")" --no-capture-output "$PYTHON" -m gpuforge smoke \
+            --python "$(native "$python")" --report-dir "reports/$pass/$name"; then
         failed+=("$name")
     fi
 done
 
 if [ ${#failed[@]} -gt 0 ]; then
-    die 1 "failed: ${failed[*]}"
+    die 1 "failed ($pass): ${failed[*]}"
 fi
-say "smoke: ${#envs[@]} environment(s) passed on $platform"
+say "smoke: ${#envs[@]} environment(s) passed on $platform ($pass)"

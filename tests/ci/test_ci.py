@@ -269,8 +269,8 @@ def test_env_file_puts_the_local_channel_first_and_keeps_the_rest(tmp_path):
     from gpuforge.yamlio import load_yaml
     doc = load_yaml(text, out)
     assert list(doc["channels"]) == [channel.resolve().as_uri(), "https://repo.anaconda.com/pkgs/main",
-                                     "conda-forge"]
-    assert list(doc["dependencies"]) == ["python 3.7.*", "theano 1.0.5"]
+                                     "conda-forge", "nodefaults"]
+    assert list(doc["dependencies"]) == ["python 3.7.*", f"{channel.resolve().as_uri()}::theano 1.0.5"]
 
 
 def test_broken_env_file_is_one_located_error_and_nothing_written(tmp_path):
@@ -377,9 +377,12 @@ def test_smoke_without_env_files_or_channel_says_so(repo):
     assert "no environment files for win-64 (envs/*-win64.yml)" in proc.stderr
     (repo / "envs").mkdir()
     (repo / "envs" / "cpu-win64.yml").write_text(ENV)
-    proc = run_script("smoke.sh", "win-64", root=repo)
+    proc = run_script("smoke.sh", "win-64", "channel", root=repo)  # the local channel pass
     assert proc.returncode == 2
     assert "no such channel folder: build the packages first" in proc.stderr
+    proc = run_script("smoke.sh", "win-64", root=repo)  # as published: conda is all it needs
+    assert proc.returncode == 3
+    assert "conda is not installed: creating the environments needs it" in proc.stderr
 
 
 def test_index_channel_lists_the_packages_then_stops_at_conda(repo):

@@ -13,10 +13,10 @@ import pytest
 from conftest import RECIPES, ROOT, run_cli
 from rattler import LockFile
 
-from gpuforge.envs.check import Platforms
 from gpuforge.envs.envfile import load_env
 from gpuforge.envs.lock import lock_envs, lock_texts, solve_locked
 from gpuforge.envs.mirrors import Mirror, Mirrors, load_mirrors
+from gpuforge.envs.records import load_records
 from gpuforge.envs.solve import write_channel
 from gpuforge.errors import GpuforgeError
 
@@ -45,7 +45,7 @@ def test_cli_lock_stops_when_the_channels_cannot_be_reached(tmp_path):
     assert proc.stdout == ""
     [line] = proc.stderr.splitlines()
     assert re.match(r"gpuforge: error: envs/cpu-linux64.yml: cannot reach the channels: "
-                    r"https://(repo\.anaconda\.com/pkgs/(main|r)|conda\.anaconda\.org/gpuforge)/"
+                    r"https://repo\.anaconda\.com/pkgs/(main|r)/"
                     r"\S+: .*(lookup|resolv)", line), line
     assert "run `nox -s lock` where they can be reached" in line
     assert line.endswith("Nothing was written")
@@ -71,18 +71,18 @@ def test_lock_refuses_env_files_that_fail_the_check(tmp_path):
     path.write_text(path.read_text().replace("vc=14 ", "vc=15 "))
     proc = run_cli("envs", "lock", "envs/cpu-win64.yml", cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.startswith("gpuforge: error: envs/cpu-win64.yml:10: pin vc=14")
+    assert proc.stderr.startswith("gpuforge: error: envs/cpu-win64.yml:11: pin vc=14")
     assert "fix what `gpuforge envs check` reports before locking" in proc.stderr
 
 
 @pytest.fixture
 def local_channels(tmp_path: Path) -> tuple[Path, Mirrors]:
-    """The official mirror pointed at local file:// channels holding the gpu-win64 solution."""
+    """The official mirror pointed at local file:// channels holding the real win-64 records."""
     base = tmp_path / "channels"
     env = load_env(ENVS / "gpu-win64.yml")
-    outputs = Platforms(RECIPES).get("win-64")[1]
-    for name in ("main", "r", "msys2", "gpuforge"):  # not pytorch: that one cannot be reached
-        write_channel(env, outputs, base / name)
+    records = load_records(ENVS / "records.yaml")
+    for name in ("main", "r", "msys2"):  # not pytorch: that one cannot be reached
+        write_channel(env, records, base / name)
     real = load_mirrors(ENVS / "mirrors.yaml")
     local = Mirror("official", base.as_uri(), base.as_uri())
     return base, Mirrors(real.path, real.defaults, real.windows_only, real.custom, real.unmirrored,
@@ -99,11 +99,11 @@ def test_lock_files_are_written_and_read_back(tmp_path, local_channels):
     [platform] = env.platforms()
     assert platform.name == "win-64"
     packages = {p.name.normalized: p for p in env.conda_repodata_records_for_platform(platform)}
-    assert str(packages["theano"].version) == "1.0.5"
+    assert str(packages["pygpu"].build) == "py36h452e1ab_0"
     assert str(packages["cudatoolkit"].version) == "9.0"
-    assert str(packages["theano"].url).startswith((base / "gpuforge").as_uri())
+    assert str(packages["pygpu"].url).startswith((base / "main").as_uri())
     assert [str(c).rstrip("/") for c in env.channels()] == [
-        (base / n).as_uri() for n in ("gpuforge", "main", "r", "msys2")]
+        (base / n).as_uri() for n in ("main", "r", "msys2")]
     explicit = (out / "gpu-win64.explicit.txt").read_text().splitlines()
     assert explicit[1:3] == ["# platform: win-64", "@EXPLICIT"]
     assert len(explicit[3:]) == len(packages)
@@ -123,8 +123,8 @@ def test_an_unreachable_channel_writes_nothing(tmp_path, local_channels):
 def test_lock_texts_match_the_solution(local_channels):
     base, _ = local_channels
     env = load_env(ENVS / "gpu-win64.yml")
-    url = (base / "gpuforge").as_uri()
-    locked = solve_locked(env, {"gpuforge": [url], "defaults": [url]})
+    url = (base / "main").as_uri()
+    locked = solve_locked(env, {"defaults": [url]})
     texts = lock_texts(locked)
     assert texts["gpu-win64.lock"].startswith("version: ")
     names = sorted(r.name.normalized for r in locked.records)

@@ -1,142 +1,122 @@
-"""The offline solve (real py-rattler) on a local channel of the recipes' rendered outputs."""
+"""The offline solve (real py-rattler) on a local channel of the real records, envs/records.yaml."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import RECIPES, ROOT, run_cli
+from conftest import ROOT, run_cli
 from rattler.exceptions import SolverError
 
-from gpuforge.envs.check import Platforms
 from gpuforge.envs.envfile import load_env
+from gpuforge.envs.records import load_records
 from gpuforge.envs.solve import solve_offline, write_channel
 
 ENVS = ROOT / "envs"
 
 
 @pytest.fixture(scope="module")
-def platforms() -> Platforms:
-    return Platforms(RECIPES)
+def records():
+    return load_records(ENVS / "records.yaml")
 
 
 def env_with(tmp_path: Path, name: str, *edits: tuple[str, str]):
     """A copy of envs/<name> with ``edits`` applied, loaded WITHOUT the pin checks."""
-    path = tmp_path / name
+    path = tmp_path / "envs" / name
+    path.parent.mkdir()
     text = (ENVS / name).read_text()
     for old, new in edits:
         assert old in text, old
         text = text.replace(old, new, 1)
     path.write_text(text)
+    (tmp_path / "recipes").symlink_to(ROOT / "recipes")  # the pip: entry's project folder
     env = load_env(path)
     assert env.problems == [], env.problems
     return env
 
 
-def test_local_channel_holds_the_rendered_recipes(tmp_path, platforms):
+def test_local_channel_holds_the_real_records(tmp_path, records):
     env = load_env(ENVS / "gpu-win64.yml")
-    _, outputs = platforms.get("win-64")
-    channel = write_channel(env, outputs, tmp_path / "channel")
+    channel = write_channel(env, records, tmp_path / "channel")
     packages = json.loads((channel / "win-64" / "repodata.json").read_text())["packages"]
     assert json.loads((channel / "noarch" / "repodata.json").read_text())["packages"] == {}
-    theano = [r for r in packages.values() if r["name"] == "theano"]
-    assert len(theano) == 6  # one per python/numpy of the matrix
-    py36 = next(r for r in theano if "python >=3.6,<3.7.0a0" in r["depends"])
-    assert {"m2w64-toolchain", "libpython >=2.0", "mkl-service", "pygpu >=0.7.0,<0.8",
-            "numpy >=1.9.1,<1.24"} <= set(py36["depends"])
-    assert py36["constrains"] == ["cudnn >=5.1,<8"]
-    libgpuarray = next(r for r in packages.values() if r["name"] == "libgpuarray")
-    assert libgpuarray["constrains"] == ["cudatoolkit >=8.0,<9.2"]
-    toolkits = {r["version"]: r["depends"] for r in packages.values() if r["name"] == "cudatoolkit"}
-    assert toolkits["9.0"] == ["__cuda >=9.0"]
+    pygpu = packages["pygpu-0.7.6-py36h452e1ab_0.tar.bz2"]
+    assert pygpu["depends"] == ["libgpuarray 0.7.6", "python 3.6.*"]
+    assert packages["cudatoolkit-9.0-1.tar.bz2"]["constrains"] == ["__cuda >=9.0"]
+    assert "m2w64-toolchain-5.3.0-7.tar.bz2" in packages  # pkgs/msys2: part of defaults on win-64
+    assert not any(r["subdir"] != "win-64" for r in packages.values())
+    assert not any(name.startswith("pytorch-") for name in packages)  # not a channel of this env
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in ENVS.glob("*.yml")))
-def test_every_env_solves(name, platforms):
+def test_every_env_solves_on_real_records_only(name, records):
     env = load_env(ENVS / name)
-    solved = {p.name: p for p in solve_offline(env, platforms.get(env.platform)[1])}
-    assert solved["python"].version in ("3.6", "3.7")
-    if "theano" in solved:
-        assert solved["theano"].origin == "recipe"
-        assert solved["pygpu"].origin == solved["libgpuarray"].origin == "recipe"
-        assert solved["pygpu"].build.startswith("py" + solved["python"].version.replace(".", ""))
+    solved = {p.name: p for p in solve_offline(env, records)}
+    assert [p.name for p in solved.values() if p.origin == "stand-in"] == []
+    assert solved["python"].version.startswith(("3.6.", "3.7."))
+    if "pygpu" in solved:
+        assert solved["pygpu"].build.startswith("py" + "".join(solved["python"].version.split(".")[:2]))
+        assert solved["libgpuarray"].version == "0.7.6"
 
 
-def test_gpu_win64_solution(platforms):
+def test_gpu_win64_solution(records):
     env = load_env(ENVS / "gpu-win64.yml")
-    solved = {p.name: (p.version, p.origin) for p in solve_offline(env, platforms.get("win-64")[1])}
-    assert solved["theano"] == ("1.0.5", "recipe")
-    assert solved["cudatoolkit"] == ("9.0", "stand-in")
-    assert solved["numpy"][0] in ("1.16", "1.17", "1.19")  # the matrix's numpys inside the pin
-    assert {"m2w64-toolchain", "libpython", "mkl-service", "mako", "six", "vc"} <= set(solved)
+    solved = {p.name: (p.version, p.build, p.origin) for p in solve_offline(env, records)}
+    assert solved["cudatoolkit"] == ("9.0", "1", "pkgs/main")
+    assert solved["cudnn"] == ("7.1.4", "cuda9.0_0", "pkgs/main")
+    assert solved["m2w64-toolchain"] == ("5.3.0", "7", "pkgs/msys2")
+    assert solved["pygpu"] == ("0.7.6", "py36h452e1ab_0", "pkgs/main")
+    assert solved["numpy"][0] in ("1.16.4", "1.19.2")
 
 
-# A pin that conflicts with the recipes' requirements (the pin checks bypassed): no solution.
+def test_a_package_the_table_lacks_is_a_named_stand_in(tmp_path, records):
+    env = env_with(tmp_path, "cpu-linux64.yml", ("  - nose  #", "  - mako>=1.0  # new\n  - nose  #"))
+    solved = {p.name: p for p in solve_offline(env, records)}
+    assert solved["mako"].origin == "stand-in"
+    assert [p for p in solved.values() if p.origin == "stand-in"] == [solved["mako"]]
+
+
+# A pin no real record satisfies together with the others (the pin checks bypassed).
 CONFLICTS = [
-    ("gpu-win64.yml", ("numpy>=1.16,<1.20", "numpy>=1.24"), "numpy"),  # theano: numpy <1.24
-    ("gpu-win64.yml", ("numpy>=1.16,<1.20", "numpy<1.16"), "numpy"),  # pygpu built on 1.16
-    ("gpu-win64.yml", ("python=3.6 ", "python=3.12 "), "python"),  # no variant for 3.12
-    ("gpu-win64.yml", ("cudatoolkit=9.0 ", "cudatoolkit=10.0 "), "cudatoolkit"),  # nvrtc naming
-    ("gpu-win64.yml", ("cudnn=7.1[", "cudnn=8.0["), "cudnn"),  # theano: cudnn <8
-    ("cpu-win64.yml", ("vc=14 ", "vc=15 "), "vc"),  # recipes built for vc 14
-    ("cpu-linux64.yml", ("gpuforge::pygpu=0.7.6", "gpuforge::pygpu=0.7.5"), "pygpu"),
-    ("cpu-linux64.yml", ("  - nose  #", "  - mako<0.7  # old\n  - nose  #"), "mako"),
+    ("gpu-win64.yml", ("python=3.6 ", "python=3.7 "), "python 3.7"),  # no win-64 record of 3.7
+    ("gpu-win64.yml", ("cudatoolkit=9.0 ", "cudatoolkit=10.0 "), "cudatoolkit"),  # none recorded
+    ("gpu-win64.yml", ("cudnn=7.1[build=cuda9.0*]", "cudnn=7.1[build=cuda8.0*]"), "cudnn"),
+    ("cpu-win64.yml", ("vc=14 ", "vc=15 "), "vc"),
+    ("cpu-linux64.yml", ("pygpu=0.7.6", "pygpu=0.7.5"), "pygpu"),
     ("pytorch04-win64.yml", ("  - pip  #", "  - python=3.7  # twice\n  - pip  #"), "python"),
 ]
 
 
 @pytest.mark.parametrize("case", CONFLICTS, ids=lambda c: f"{c[0]}:{c[1][1].strip()}")
-def test_a_conflicting_pin_does_not_solve(tmp_path, platforms, case):
+def test_a_conflicting_pin_does_not_solve(tmp_path, records, case):
     name, edit, package = case
     env = env_with(tmp_path, name, edit)
     with pytest.raises(SolverError, match=package):
-        solve_offline(env, platforms.get(env.platform)[1])
+        solve_offline(env, records)
 
 
-def test_a_driver_too_old_for_the_toolkit_does_not_solve(platforms):
+def test_a_driver_too_old_for_the_toolkit_does_not_solve(records):
     env = load_env(ENVS / "gpu-win64.yml")
-    outputs = platforms.get("win-64")[1]
-    assert solve_offline(env, outputs, cuda="9.0")
-    with pytest.raises(SolverError, match=r"cudatoolkit 9.0 would require\n.*__cuda >=9.0"):
-        solve_offline(env, outputs, cuda="8.0")
+    assert solve_offline(env, records, cuda="9.0")
+    with pytest.raises(SolverError, match=r"cudatoolkit 9.0 would constrain\n.*__cuda >=9.0"):
+        solve_offline(env, records, cuda="8.0")
 
 
-def test_cli_solve_prints_the_solution_and_refuses_a_conflict(tmp_path):
+def test_cli_solve_prints_the_solution_and_refuses_a_conflict():
     proc = run_cli("envs", "solve", "envs/gpu-win64.yml")
     assert proc.returncode == 0, proc.stderr
-    assert "  theano               1.0.5" in proc.stdout
-    assert proc.stdout.splitlines()[-1].startswith("envs/gpu-win64.yml: 16 packages solve")
+    assert "  pygpu                0.7.6      py36h452e1ab_0" in proc.stdout
+    assert proc.stdout.splitlines()[-2] == ("envs/gpu-win64.yml: 12 packages solve for win-64 on the "
+                                            "real records of envs/records.yaml; no stand-ins")
+    assert proc.stdout.splitlines()[-1] == ("  pip installs after the solve (not solved here): "
+                                            "scipy==1.5.4, Theano==1.0.5, ../recipes/theano-gpu-config")
     proc = run_cli("envs", "solve", "envs/gpu-win64.yml", "--cuda", "8.0")
     assert proc.returncode == 2
-    assert proc.stderr == ("gpuforge: error: envs/gpu-win64.yml: no solution (win-64, __cuda=8.0): "
-                           "Cannot solve the request because of: cudatoolkit 9.0.* cannot be "
-                           "installed because there are no viable options: cudatoolkit 9.0 would "
-                           "require __cuda >=9.0, for which no candidates were found.\n")
+    assert proc.stderr.startswith("gpuforge: error: envs/gpu-win64.yml: no solution (win-64, "
+                                  "__cuda=8.0): Cannot solve the request because of:")
+    assert "cudatoolkit 9.0 would constrain __cuda >=9.0" in proc.stderr
     proc = run_cli("envs", "solve", "envs/gpu-win64.yml", "--cuda", "new")
     assert proc.returncode == 2
     assert proc.stderr == ("gpuforge: error: --cuda 'new': expected a driver's CUDA version, "
                            "e.g. 12.0\n")
-
-
-def test_a_recipe_added_later_replaces_its_stand_in(tmp_path):
-    """theano-gpu-config: a stand-in until recipes/ builds it, then its rendered record."""
-    recipes = tmp_path / "recipes"
-    shutil.copytree(RECIPES, recipes)
-    if (recipes / "theano-gpu-config").exists():
-        shutil.rmtree(recipes / "theano-gpu-config")
-    env = load_env(ENVS / "gpu-win64.yml")
-    solved = {p.name: p for p in solve_offline(env, Platforms(recipes).get("win-64")[1])}
-    assert solved["theano-gpu-config"].origin == "stand-in"
-    recipe = recipes / "theano-gpu-config"
-    recipe.mkdir()
-    (recipe / "meta.yaml").write_text(
-        "package:\n  name: theano-gpu-config\n  version: 0.1.0\nbuild:\n  number: 0\n"
-        "  noarch: generic\nrequirements:\n  run:\n    - theano 1.0.5\n    - cudnn\n")
-    solved = {p.name: p for p in solve_offline(env, Platforms(recipes).get("win-64")[1])}
-    assert solved["theano-gpu-config"].origin == "recipe"
-    (recipe / "meta.yaml").write_text(
-        (recipe / "meta.yaml").read_text().replace("theano 1.0.5", "theano 1.0.4"))
-    with pytest.raises(SolverError, match="theano-gpu-config"):
-        solve_offline(env, Platforms(recipes).get("win-64")[1])

@@ -39,23 +39,38 @@ def test_the_five_env_files_exist():
                          "pytorch04-win64.yml"]
 
 
-def test_repository_envs_are_clean_and_solve():
+def test_repository_envs_are_clean_and_solve_on_real_records():
+    """Done-criterion: no env file names an unpublished channel, every conda spec matches a
+    real record of envs/records.yaml, and each solves on those records with no stand-in."""
     result = check_all(ENVS, RECIPES)
     assert [str(p) for p in result.problems] == []
     assert result.env_files == len(ENV_FILES)
     assert result.solved == len(ENV_FILES)
     assert result.generated == 4
-    for warning in result.warnings:  # only until recipes/theano-gpu-config is merged
-        assert "theano-gpu-config: no recipe" in warning
-        assert not (RECIPES / "theano-gpu-config" / "meta.yaml").exists()
+    assert result.stand_ins == {str(ENVS / name): [] for name in ENV_FILES}
+
+
+@pytest.mark.parametrize("name", ENV_FILES)
+def test_every_conda_spec_matches_a_real_record(name):
+    from gpuforge.envs.records import load_records
+
+    records = load_records(ENVS / "records.yaml")
+    env = load_env(ENVS / name)
+    assert env.channel_names and "gpuforge" not in env.channel_names
+    assert env.channels[-1][0] == "nodefaults"
+    for dep in env.conda_deps:
+        channels = [dep.channel] if dep.channel else env.channel_names
+        found = records.matching(dep.spec, channels, env.platform)
+        assert found, f"{name}:{dep.line}: {dep.text}"
+        assert all(r.evidence in records.evidence for r in found)
 
 
 def test_cli_check_prints_a_summary():
     proc = run_cli("envs", "check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.splitlines()[-1] == (
-        "envs check: 5 env files clean, 5 solved offline against the recipes (__cuda=12.0), "
-        "4 mirror files up to date")
+        "envs check: 5 env files clean, every conda spec on a real record, 5 solved offline on "
+        "them (__cuda=12.0), 4 mirror files up to date")
 
 
 def test_headline_pins():
@@ -65,10 +80,11 @@ def test_headline_pins():
     assert pins["cudatoolkit"][1] == "9.0.*"
     assert pins["cudnn"][1:] == ("7.1.*", "cuda9.0*")
     assert pins["numpy"][1] == ">=1.16,<1.20"
-    for name, version in (("theano", "1.0.5.*"), ("pygpu", "0.7.6.*"), ("libgpuarray", "0.7.6.*"),
-                          ("theano-gpu-config", "0.1.0.*")):
-        assert pins[name][:2] == ("gpuforge", version)
-    assert {"m2w64-toolchain", "libpython", "mkl-service", "scipy", "nose"} <= set(pins)
+    assert pins["pygpu"][:2] == pins["libgpuarray"][:2] == (None, "0.7.6.*")  # pkgs/main's
+    assert {"m2w64-toolchain", "libpython", "mkl-service", "nose", "pip"} <= set(pins)
+    pip = {d.name: d for d in env.pip_deps}
+    assert str(pip["theano"].requirement) == "Theano==1.0.5"
+    assert pip["theano-gpu-config"].project == RECIPES / "theano-gpu-config"
     assert env.platform == "win-64"
 
 
@@ -96,18 +112,17 @@ PIN_CASES = [
     ("gpu-win64.yml", "cudnn=7.1[build=cuda9.0*]", "cudnn=7.1[build=cuda8.0*]", "cudnn=7.1",
      "cudnn build cuda8.0* is for CUDA 8.0, but cudatoolkit is 9.0.*"),
     ("gpu-win64.yml", "cudatoolkit=9.0 ", "cudatoolkit ", "cudatoolkit ", "pin cudatoolkit within"),
-    ("gpu-win64.yml", "gpuforge::pygpu=0.7.6", "gpuforge::pygpu=0.7.5", "pygpu=0.7.5",
+    ("gpu-win64.yml", "pygpu=0.7.6", "pygpu=0.7.5", "pygpu=0.7.5",
      "pygpu 0.7.5.* excludes 0.7.6, the version recipes/pygpu builds"),
-    ("gpu-linux64.yml", "gpuforge::libgpuarray=0.7.6", "gpuforge::libgpuarray>=0.7",
-     "libgpuarray>=0.7", "pin both to the same version"),
-    ("gpu-win64.yml", "gpuforge::theano=1.0.5", "theano=1.0.5", "theano=1.0.5",
-     "take it from the recipes' channel: `gpuforge::theano`"),
+    ("gpu-linux64.yml", "libgpuarray=0.7.6", "libgpuarray>=0.7", "libgpuarray>=0.7",
+     "pin both to the same version"),
+    ("cpu-linux64.yml", "Theano==1.0.5", "Theano==1.0.4", "Theano==1.0.4",
+     "pip: Theano==1.0.4 excludes 1.0.5, the version recipes/theano builds"),
     ("cpu-win64.yml", "  - m2w64-toolchain", "  # - m2w64-toolchain", "dependencies:",
      "add m2w64-toolchain (conda-forge's theano does not bring it)"),
-    ("gpu-win64.yml", "  - gpuforge::theano-gpu-config", "  # - theano-gpu-config",
+    ("gpu-win64.yml", "      - ../recipes/theano-gpu-config", "      # - theano-gpu-config",
      "dependencies:", "needs theano-gpu-config"),
-    ("gpu-win64.yml", "  - scipy  # Theano's sparse and signal ops; any build for Python 3.6 (theano "
-     "asks scipy >=0.14)", "  - scipy", "- scipy",
+    ("gpu-linux64.yml", "  - nose  # theano.test() and theano-nose run on it", "  - nose", "- nose",
      "every pin needs a comment saying why"),
     ("cpu-linux64.yml", "  - scipy  #", "  - scipy>=>1  #", "scipy>=>1",
      "is not a valid conda MatchSpec"),
@@ -125,9 +140,23 @@ PIN_CASES = [
      "platforms:", "unknown key 'platforms'"),
     ("pytorch04-win64.yml", "  - pytorch  # the official", "  - conda-forge  # the official",
      "pytorch::pytorch", "list channel pytorch under channels: too"),
-    ("cpu-linux64.yml", "  - nose  #", "  - nose  # ok\n  - six<1.9  #", "gpuforge::theano",
-     "the pins do not solve against the recipes' linux-64 outputs (offline, __cuda=12.0): "
-     "Cannot solve the request because of: theano 1.0.5.* cannot be installed"),
+    # issue 10: the channel nobody publishes, by name or as a spec's channel
+    ("gpu-win64.yml", "  - defaults  #", "  - gpuforge  # ours\n  - defaults  #", "- gpuforge",
+     "channel 'gpuforge' is published nowhere"),
+    ("gpu-win64.yml", "  - pygpu=0.7.6", "  - gpuforge::pygpu=0.7.6", "gpuforge::pygpu",
+     "pygpu: channel 'gpuforge' is published nowhere"),
+    ("cpu-linux64.yml", "  - nodefaults  #", "  # nodefaults  #", "- defaults",
+     "end channels: with `- nodefaults`"),
+    # every conda spec on a real record
+    ("gpu-win64.yml", "cudnn=7.1[build=cuda9.0*]", "cudnn=7.3[build=cuda9.0*]", "cudnn=7.3",
+     "no real record in"),
+    ("cpu-linux64.yml", "gxx_linux-64=7.3.0", "gxx_linux-64=9.3.0", "gxx_linux-64=9.3.0",
+     "gxx_linux-64=9.3.0: no real record in"),
+    ("gpu-linux64.yml", "      - ../recipes/theano-gpu-config", "      - ../recipes/nothing-here",
+     "nothing-here", "pip: ../recipes/nothing-here: no project there"),
+    # the records exist one by one but not together: the solve says so
+    ("cpu-linux64.yml", "  - nose  #", "  - pygpu[build=py36*]  # again\n  - nose  #", "pygpu=0.7.6",
+     "the pins do not solve against the real linux-64 records (offline, __cuda=12.0)"),
 ]
 
 
@@ -193,3 +222,39 @@ def test_escapes_probes_every_named_version():
     assert escapes("<10", ">=8.0,<9.2") == "0"
     assert escapes("9.*", ">=8.0,<9.2") == "9.2"
     assert escapes(">=9.1.5", ">=8.0,<9.2") == "9.2"
+
+
+@pytest.mark.slow
+def test_conda_runs_the_pip_section_in_the_env_files_folder(conda_tools, theano_python, tmp_path):
+    """The real conda's installer for a `pip:` section (conda/env/installers/pip.py, what
+    `conda env create -f` runs) on gpu-linux64.yml's own pip entries, started from another
+    folder: `../recipes/theano-gpu-config` resolves from the env file's folder, and the
+    wheel puts the activation scripts in the prefix's etc/conda/activate.d."""
+    import json
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    tree = tmp_path / "repo"  # pip builds in the project folder: not in this checkout
+    shutil.copytree(ENVS, tree / "envs")
+    shutil.copytree(RECIPES / "theano-gpu-config", tree / "recipes" / "theano-gpu-config")
+    env = load_env(tree / "envs" / "gpu-linux64.yml")
+    specs = [d.text for d in env.pip_deps]
+    assert specs == ["Theano==1.0.5", "../recipes/theano-gpu-config"]
+    prefix = Path(theano_python).parent.parent  # a real prefix with python and Theano
+    code = ("import json, sys; from types import SimpleNamespace; "
+            "from conda.env.installers import pip; "
+            "print(json.dumps(pip.install(sys.argv[1], json.loads(sys.argv[2]), "
+            "SimpleNamespace(file=sys.argv[3]))))")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = subprocess.run([str(conda_tools.python), "-c", code, str(prefix), json.dumps(specs),
+                           str(env.path)], cwd=elsewhere, env=conda_tools.env(tmp_path),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "theano-gpu-config-0.1.0" in json.loads(proc.stdout.strip().splitlines()[-1])
+    scripts = RECIPES / "theano-gpu-config" / "etc" / "conda"
+    for change in ("activate", "deactivate"):
+        for ext in ("sh", "bat"):
+            name = f"{change}.d/theano-gpu-config_{change}.{ext}"
+            assert (prefix / "etc" / "conda" / name).read_bytes() == (scripts / name).read_bytes()

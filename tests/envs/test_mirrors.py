@@ -36,8 +36,8 @@ def test_committed_condarc_files_are_what_render_writes():
 def test_tuna_condarc_is_the_recommended_form():
     config = YAML(typ="safe").load((ENVS / "mirrors" / "tuna.condarc").read_text())
     assert config["default_channels"] == [f"{TUNA}/pkgs/main", f"{TUNA}/pkgs/r", f"{TUNA}/pkgs/msys2"]
-    assert config["custom_channels"] == {"conda-forge": f"{TUNA}/cloud", "pytorch": f"{TUNA}/cloud",
-                                         "gpuforge": "https://conda.anaconda.org"}
+    # no gpuforge: nothing is published under that name (UnavailableInvalidChannel)
+    assert config["custom_channels"] == {"conda-forge": f"{TUNA}/cloud", "pytorch": f"{TUNA}/cloud"}
     assert config["channels"] == ["defaults"]
     text = (ENVS / "mirrors" / "tuna.condarc").read_text()
     assert "cloud/msys2" not in text and "pkgs/free" not in text
@@ -52,7 +52,8 @@ def test_channel_urls_per_platform():
         "https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/r"]
     assert mirrors.channel_urls("pytorch", "bfsu", "win-64") == [
         "https://mirrors.bfsu.edu.cn/anaconda/cloud/pytorch"]
-    assert mirrors.channel_urls("gpuforge", "tuna", "win-64") == ["https://conda.anaconda.org/gpuforge"]
+    with pytest.raises(GpuforgeError, match="channel 'gpuforge' is not defined"):
+        mirrors.channel_urls("gpuforge", "tuna", "win-64")
 
 
 def test_render_writes_atomically_with_a_backup(tree):

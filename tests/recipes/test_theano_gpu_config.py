@@ -1,6 +1,7 @@
 """recipes/theano-gpu-config: its build.sh run for real into a conda-like prefix, its
-activation scripts sourced in real shells and read back by real Theano 1.0.5, its
-Windows scripts checked statically and run under Wine's cmd when Wine is installed."""
+wheel (setup.py) pip-installed into a real prefix, its activation scripts sourced in
+real shells and read back by real Theano 1.0.5, its Windows scripts checked
+statically and run under Wine's cmd when Wine is installed."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import RECIPES, run_cli, theano_env
+from conftest import RECIPES, ROOT, run_cli, theano_env
 
 RECIPE = RECIPES / "theano-gpu-config"
 PKG = "theano-gpu-config"
+SCRIPTS = RECIPE / "etc" / "conda"  # the one copy: conda package and wheel install these
 # The file name of gxx_linux-64 7.3.0's g++ (the cxx compiler of conda_build_config.yaml).
 GXX_NAME = "x86_64-conda_cos6-linux-gnu-g++"
 SAVED = ("_THEANO_GPU_CONFIG_THEANORC", "_THEANO_GPU_CONFIG_MKL_THREADING_LAYER")
@@ -35,21 +37,31 @@ print(json.dumps({"cxx": theano.config.cxx, "linker": theano.config.linker,
 """
 
 
-def install(prefix: Path, compiler_log: Path | None = None) -> Path:
-    """Run the recipe's build.sh with conda-build's variables into ``prefix``, with a
-    working g++ in prefix/bin under gxx_linux-64's name (it runs this machine's g++ and
-    logs each call)."""
+def add_gxx(prefix: Path, compiler_log: Path | None = None) -> None:
+    """A working g++ in prefix/bin under gxx_linux-64's name, as that package installs it
+    (it runs this machine's g++ and logs each call)."""
     gxx = prefix / "bin" / GXX_NAME
     gxx.parent.mkdir(parents=True, exist_ok=True)
     log = compiler_log or prefix / "cxx.log"
     gxx.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec {shutil.which("g++")} "$@"\n')
     gxx.chmod(0o755)
-    # as gxx_linux-64's activation in conda-build's build env: GXX the g++, CXX the c++
-    env = dict(os.environ, PREFIX=str(prefix), RECIPE_DIR=str(RECIPE), PKG_NAME=PKG,
-               GXX=f"/build_env/bin/{GXX_NAME}", CXX=f"/build_env/bin/{GXX_NAME[:-3]}c++")
+
+
+def install(prefix: Path, compiler_log: Path | None = None) -> Path:
+    """Run the recipe's build.sh with conda-build's variables into ``prefix`` (no compiler
+    at build time), plus gxx_linux-64's g++ in prefix/bin."""
+    add_gxx(prefix, compiler_log)
+    env = dict(os.environ, PREFIX=str(prefix), RECIPE_DIR=str(RECIPE), PKG_NAME=PKG)
+    for name in ("GXX", "CXX"):
+        env.pop(name, None)
     subprocess.run(["bash", str(RECIPE / "build.sh")], cwd=RECIPE, env=env, check=True,
                    capture_output=True, text=True)
     return prefix
+
+
+def gxx_activation(prefix: Path) -> dict[str, str]:
+    """What gxx_linux-64's activation exports (it runs before ours: sorted activate.d)."""
+    return {"GXX": str(prefix / "bin" / GXX_NAME), "CXX": str(prefix / "bin" / GXX_NAME[:-3]) + "c++"}
 
 
 @pytest.fixture
@@ -92,7 +104,8 @@ STATES = {
 @pytest.mark.parametrize("shell", SHELLS)
 @pytest.mark.parametrize("state", STATES)
 def test_sh_activation_sets_and_deactivation_restores(prefix, shell, state, tmp_path):
-    env = dict(theano_env(tmp_path / "home"), CONDA_PREFIX=str(prefix), **STATES[state])
+    env = dict(theano_env(tmp_path / "home"), CONDA_PREFIX=str(prefix), **STATES[state],
+               **gxx_activation(prefix))
     before, active, again, after = shell_env(shell, f"""
         snap
         . "{activation(prefix, 'activate')}"; snap
@@ -106,9 +119,25 @@ def test_sh_activation_sets_and_deactivation_restores(prefix, shell, state, tmp_
     assert again["THEANORC"] == active["THEANORC"]  # re-activation does not stack
     for key in ("THEANORC", "MKL_THREADING_LAYER", *SAVED):
         assert after.get(key) == before.get(key), key  # set, empty or unset: as before
+    assert not {k for k in after if k.startswith("_theano_gpu_config")}  # no temporaries left
 
 
-def test_build_writes_the_environment_config_and_kernel_spec(prefix):
+def activate(prefix: Path, tmp_path: Path, **extra: str) -> subprocess.CompletedProcess:
+    env = dict(theano_env(tmp_path / "home"), CONDA_PREFIX=str(prefix), **extra)
+    return subprocess.run(["bash", "-c", f'. "{activation(prefix, "activate")}"'], env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_build_installs_only_the_scripts(prefix):
+    """No compiler at build time, nothing prefix-specific: build.sh copies the scripts."""
+    for change in ("activate", "deactivate"):
+        assert activation(prefix, change).read_bytes() == \
+            (SCRIPTS / f"{change}.d" / f"{PKG}_{change}.sh").read_bytes()
+    assert not (prefix / "etc" / "theano").exists()
+
+
+def test_activation_writes_the_environment_config_and_kernel_spec(prefix, tmp_path):
+    assert activate(prefix, tmp_path, **gxx_activation(prefix)).returncode == 0
     rc = configparser.ConfigParser()
     rc.read(prefix / "etc" / "theano" / "theanorc")
     assert dict(rc["global"]) == {"cxx": f"{prefix}/bin/{GXX_NAME}", "device": "cuda",
@@ -120,9 +149,43 @@ def test_build_writes_the_environment_config_and_kernel_spec(prefix):
     assert kernel["argv"][1:] == ["-m", "ipykernel_launcher", "-f", "{connection_file}"]
     assert kernel["env"] == {"THEANORC": f"~/.theanorc:{prefix}/etc/theano/theanorc",
                              "MKL_THREADING_LAYER": "GNU", "PATH": f"{prefix}/bin:${{PATH}}"}
+    before = (prefix / "etc" / "theano" / "theanorc").stat().st_mtime_ns
+    assert activate(prefix, tmp_path, **gxx_activation(prefix)).returncode == 0
+    assert (prefix / "etc" / "theano" / "theanorc").stat().st_mtime_ns == before  # unchanged
 
 
-def test_recipe_test_commands_pass_on_the_installed_prefix(prefix):
+# Where activation finds the compiler, in order: GXX's file name in the env, GXX itself,
+# the env's g++; none: no cxx line (Theano's own choice) and a one-line note.
+def test_activation_finds_the_compiler_at_activation_time(tmp_path):
+    prefix = tmp_path / "env"
+    install(prefix)
+    (prefix / "bin" / GXX_NAME).unlink()
+
+    def cxx(**extra: str) -> tuple[str | None, str]:
+        proc = activate(prefix, tmp_path, **extra)
+        assert proc.returncode == 0, proc.stderr
+        rc = configparser.ConfigParser()
+        rc.read(prefix / "etc" / "theano" / "theanorc")
+        return rc["global"].get("cxx"), proc.stderr
+
+    assert cxx() == (None, f"theano-gpu-config: no g++ in {prefix} (conda install gxx_linux-64): "
+                           "Theano will use the first g++ on PATH\n")
+    assert cxx(GXX=shutil.which("g++")) == (shutil.which("g++"), "")
+    (prefix / "bin" / "g++").symlink_to(shutil.which("g++"))
+    assert cxx() == (str(prefix / "bin" / "g++"), "")
+    add_gxx(prefix)
+    assert cxx(**gxx_activation(prefix)) == (str(prefix / "bin" / GXX_NAME), "")
+
+
+def test_an_unwritable_config_is_one_line_and_activation_goes_on(prefix, tmp_path):
+    (prefix / "etc" / "theano").write_text("a file where the folder goes: nothing can be written")
+    proc = activate(prefix, tmp_path, **gxx_activation(prefix))
+    assert proc.returncode == 0
+    assert proc.stderr == (f"theano-gpu-config: cannot write {prefix}/etc/theano/theanorc: "
+                           "Theano keeps its old settings\n")
+
+
+def test_recipe_test_commands_pass_on_the_installed_prefix(prefix, tmp_path):
     """The rendered linux-64 test section's `test -f` commands, run for real."""
     from gpuforge.recipes.render import Recipe, render_variants
     from gpuforge.recipes.variants import load_config
@@ -132,6 +195,7 @@ def test_recipe_test_commands_pass_on_the_installed_prefix(prefix):
     assert len(rendered) == 1
     commands = [c for c in rendered[0].meta["test"]["commands"] if c.startswith("test ")]
     assert len(commands) == 3
+    assert activate(prefix, tmp_path, **gxx_activation(prefix)).returncode == 0  # as conda-build
     for command in commands:
         subprocess.run(["bash", "-c", command], env=dict(os.environ, PREFIX=str(prefix)),
                        check=True)
@@ -142,7 +206,7 @@ def test_theano_reads_the_activated_settings(theano_python, prefix, theano_cache
     """The recipe's own test_config.py, in an activated shell; the user's ~/.theanorc
     still counts for what the environment does not set, and loses where it does."""
     home = tmp_path / "home"
-    env = theano_env(home, theano_cache, CONDA_PREFIX=str(prefix))
+    env = theano_env(home, theano_cache, CONDA_PREFIX=str(prefix), **gxx_activation(prefix))
     (home / ".theanorc").write_text("[global]\ndevice = cpu\nmode = FAST_COMPILE\n")
     proc = subprocess.run(["bash", "-c", f'. "{activation(prefix, "activate")}" && '
                            f'"{theano_python}" "{RECIPE / "test_config.py"}"'],
@@ -163,6 +227,60 @@ def test_theano_reads_the_activated_settings(theano_python, prefix, theano_cache
                                                                    str(home / ".theanorc"))
 
 
+@pytest.fixture(scope="module")
+def wheel(python37, tmp_path_factory) -> Path:
+    """The wheel of setup.py, built the way `pip install ../recipes/theano-gpu-config` does."""
+    out = tmp_path_factory.mktemp("wheel")
+    work = tmp_path_factory.mktemp("wheel-src") / PKG
+    shutil.copytree(RECIPE, work)  # pip builds in place: keep build/ out of the checkout
+    proc = subprocess.run([python37, "-m", "pip", "wheel", "-q", "--no-deps",
+                           "--disable-pip-version-check", "-w", str(out), str(work)],
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        pytest.skip("needs setuptools and wheel from PyPI to build the wheel (pip's isolated "
+                    f"build): {(proc.stderr.strip().splitlines() or [''])[-1]}")
+    [built] = out.glob("*.whl")
+    return built
+
+
+def test_wheel_carries_the_same_scripts_as_data_files(wheel):
+    import zipfile
+
+    data = "theano_gpu_config-0.1.0.data/data/"
+    with zipfile.ZipFile(wheel) as whl:
+        files = {n[len(data):]: whl.read(n) for n in whl.namelist() if n.startswith(data)}
+    assert files == {str(p.relative_to(RECIPE)): p.read_bytes()
+                     for p in sorted(SCRIPTS.rglob("*")) if p.is_file()}
+    assert wheel.name == "theano_gpu_config-0.1.0-py3-none-any.whl"  # meta.yaml's version
+
+
+@pytest.mark.slow
+def test_pip_installed_package_configures_real_theano(theano_python, wheel, theano_cache,
+                                                       tmp_path):
+    """Done-criterion: the wheel pip-installed into a real prefix (the Theano venv, as the
+    env files' pip: section does in a conda env) lands where conda activate runs it, and
+    real Theano 1.0.5 then reads the environment's cxx, cuDNN paths, device and floatX."""
+    prefix = Path(theano_python).parent.parent
+    proc = subprocess.run([theano_python, "-m", "pip", "install", "-q", "--no-deps",
+                           "--disable-pip-version-check", "--force-reinstall", str(wheel)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    for change in ("activate", "deactivate"):
+        for ext in ("sh", "bat"):
+            assert activation(prefix, change, ext).read_bytes() == \
+                (SCRIPTS / f"{change}.d" / f"{PKG}_{change}.{ext}").read_bytes()
+    add_gxx(prefix, tmp_path / "gxx.log")
+    env = theano_env(tmp_path / "home", theano_cache, CONDA_PREFIX=str(prefix),
+                     **gxx_activation(prefix))
+    proc = subprocess.run(["bash", "-c", f'. "{activation(prefix, "activate")}" && '
+                           f'"{theano_python}" "{RECIPE / "test_config.py"}"'],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"cxx = {prefix}/bin/{GXX_NAME}" in proc.stdout
+    assert f"dnn.include_path = {prefix}/include" in proc.stdout
+    assert "Theano uses this environment's settings" in proc.stdout
+
+
 @pytest.mark.slow
 def test_failing_gxx_first_on_path_theano_compiles_with_the_environment_compiler(
         theano_python, failing_gxx, tmp_path):
@@ -177,7 +295,8 @@ def test_failing_gxx_first_on_path_theano_compiles_with_the_environment_compiler
     def compile_exp(activate: bool, home: Path) -> dict:
         source = f'. "{activation(prefix, "activate")}" && ' if activate else ""
         proc = subprocess.run(["bash", "-c", f'{source}"{theano_python}" "{script}"'],
-                              env=theano_env(home, CONDA_PREFIX=str(prefix), PATH=path),
+                              env=theano_env(home, CONDA_PREFIX=str(prefix), PATH=path,
+                                             **gxx_activation(prefix)),
                               capture_output=True, text=True, timeout=600)
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout.strip().splitlines()[-1]) | {"stderr": proc.stderr}
@@ -231,6 +350,7 @@ def test_jupyter_kernel_spec_carries_the_settings(kernel_python, failing_gxx, tm
     environment's g++."""
     venv = Path(kernel_python).parent.parent  # the venv is the prefix: bin/python is its own
     install(venv, compiler_log=tmp_path / "gxx.log")
+    assert activate(venv, tmp_path, **gxx_activation(venv)).returncode == 0  # writes the spec
     code = COMPILE_EXP + "import os; print(os.environ['MKL_THREADING_LAYER'])\n"
     env = theano_env(tmp_path / "home", PATH=f"{failing_gxx}:{os.environ['PATH']}")
     proc = subprocess.run([kernel_python, "-c", KERNEL_CLIENT, code], env=env,
@@ -248,11 +368,16 @@ def test_jupyter_kernel_spec_carries_the_settings(kernel_python, failing_gxx, tm
 
 # --- Windows scripts -------------------------------------------------------------------
 
+BAT_ACTIVATE = SCRIPTS / "activate.d" / f"{PKG}_activate.bat"
+BAT_DEACTIVATE = SCRIPTS / "deactivate.d" / f"{PKG}_deactivate.bat"
+
+
 def test_bat_activation_scripts_statically():
     """What cmd.exe needs from sourced scripts: no echo, no setlocal (it would drop the
-    variables), quoted sets, every variable set is saved first and restored after."""
-    activate = (RECIPE / "activate.bat").read_text().splitlines()
-    deactivate = (RECIPE / "deactivate.bat").read_text().splitlines()
+    variables), quoted sets, every variable set is saved first and restored after, and
+    its own temporaries cleared."""
+    activate = BAT_ACTIVATE.read_text().splitlines()
+    deactivate = BAT_DEACTIVATE.read_text().splitlines()
     for line in activate + deactivate:
         assert line.startswith("@"), line
         assert not re.search(r"\b(setlocal|endlocal|goto|exit)\b", line, re.I), line
@@ -267,23 +392,28 @@ def test_bat_activation_scripts_statically():
         assert text.index(save) < text.index(f'@set "{var}='), var
         restore = f'@if defined _THEANO_GPU_CONFIG_{var} set "{var}=%_THEANO_GPU_CONFIG_{var}%"'
         assert restore in deactivate and f'@set "_THEANO_GPU_CONFIG_{var}="' in deactivate
+    for temp in assigned - changed - {f"_THEANO_GPU_CONFIG_{v}" for v in changed}:
+        assert activate[-3:].count(f'@set "{temp}="') == 1, temp
 
 
-def test_build_scripts_write_the_same_settings():
-    """build.sh and bld.bat each write the config file: same sections, keys and values
-    (paths aside). The Wine test below compares their real output."""
+def test_sh_and_bat_write_the_same_settings(prefix, tmp_path):
+    """The .sh activation (run) and the .bat one (read) write the same sections, keys and
+    values (paths aside). The Wine test below runs the .bat for real."""
     def keys(text: str) -> list[tuple[str, str, str]]:
         out, section = [], None
         for line in text.splitlines():
-            line = re.sub(r"^(> *|>>)\"%RC%\" echo ?", "", line.strip())
+            line = re.sub(r'^@(if (not )?exist "[^"]+" )?(> *|>>)"%_THEANO_GPU_CONFIG_RC%" echo ?', "",
+                          line.strip())
+            line = line.rstrip('"')
             if m := re.fullmatch(r"\[(\w+)\]", line):
                 section = m.group(1)
             elif section and (m := re.fullmatch(r"(\w+) = (\S+)", line)):
                 out.append((section, m.group(1), "PATH" if re.search(r"[/$%]", m.group(2)) else m.group(2)))
         return out
 
-    sh = keys((RECIPE / "build.sh").read_text())
-    bat = keys((RECIPE / "bld.bat").read_text())
+    assert activate(prefix, tmp_path, **gxx_activation(prefix)).returncode == 0
+    sh = keys((prefix / "etc" / "theano" / "theanorc").read_text())
+    bat = keys(BAT_ACTIVATE.read_text())
     assert sh == bat and len(sh) == 6
 
 
@@ -307,29 +437,69 @@ def win(path: Path) -> str:
 
 
 @pytest.mark.slow
-def test_bld_bat_under_wine_writes_what_build_sh_writes(wine, tmp_path, theano_python,
-                                                        theano_cache):
+def test_bld_bat_under_wine_installs_the_scripts(wine, tmp_path):
     prefix = tmp_path / "winenv"
     driver = tmp_path / "build.bat"
     driver.write_text(f'@set "PREFIX={win(prefix)}"\n@set "RECIPE_DIR={win(RECIPE)}"\n'
                       f'@set "PKG_NAME={PKG}"\n@call "{win(RECIPE / "bld.bat")}"\n'
                       "@if errorlevel 1 exit 1\n")
     wine(driver)
-    p = f"Z:{prefix}"  # the prefix as bld.bat writes it: forward slashes
     for change in ("activate", "deactivate"):
         assert activation(prefix, change, "bat").read_bytes() == \
-            (RECIPE / f"{change}.bat").read_bytes()
+            (SCRIPTS / f"{change}.d" / f"{PKG}_{change}.bat").read_bytes()
+    assert not (prefix / "etc" / "theano").exists()  # written at activation, not at build
+
+
+WIN_STATES = {"unset": {}, "set": {"THEANORC": "C:\\site\\theanorc;~/.theanorc",
+                                   "MKL_THREADING_LAYER": "INTEL"}}
+
+
+def run_bat_activation(wine, tmp_path: Path, prefix: Path, preset: dict[str, str]
+                       ) -> dict[str, dict[str, str]]:
+    """activate.bat then deactivate.bat under Wine's cmd; the variables at each step."""
+    sets = "".join(f'@set "{k}={v}"\n' for k, v in preset.items())
+    driver = tmp_path / "driver.bat"
+    driver.write_text(f'@set "CONDA_PREFIX={win(prefix)}"\n@set "THEANORC="\n'
+                      f'@set "MKL_THREADING_LAYER="\n{sets}'
+                      f'@echo ---before\n@set\n@call "{win(BAT_ACTIVATE)}"\n@echo ---active\n@set\n'
+                      f'@call "{win(BAT_DEACTIVATE)}"\n@echo ---after\n@set\n')
+    snaps = {}
+    for block in wine(driver).split("---")[1:]:
+        name, *lines = block.splitlines()
+        snaps[name] = dict(line.split("=", 1) for line in lines if "=" in line)
+    return snaps
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("state", WIN_STATES)
+def test_bat_activation_under_wine(wine, tmp_path, state):
+    prefix = tmp_path / "winenv"
+    snaps = run_bat_activation(wine, tmp_path, prefix, WIN_STATES[state])
+    base = WIN_STATES[state].get("THEANORC", "~/.theanorc;~/.theanorc.txt")
+    assert snaps["active"]["THEANORC"] == f"{base};{win(prefix)}\\etc\\theano\\theanorc"
+    assert snaps["active"]["MKL_THREADING_LAYER"] == "GNU"
+    for key in ("THEANORC", "MKL_THREADING_LAYER", *SAVED):
+        assert snaps["after"].get(key) == snaps["before"].get(key), key
+    assert not [k for k in snaps["after"] if k.startswith("_THEANO_GPU_CONFIG_")]
+
+
+@pytest.mark.slow
+def test_bat_activation_under_wine_configures_real_theano(wine, tmp_path, theano_python,
+                                                           theano_cache):
+    """Done-criterion: activate.bat run by Wine's cmd in an environment with m2w64's g++
+    writes the config file; real Theano 1.0.5 reads its cxx, cuDNN paths, device, floatX."""
+    prefix = tmp_path / "winenv"
+    gxx = prefix / "Library" / "mingw-w64" / "bin" / "g++.exe"
+    gxx.parent.mkdir(parents=True)
+    gxx.write_bytes(b"")  # m2w64-toolchain's file: only its presence is looked at
+    run_bat_activation(wine, tmp_path, prefix, {})
+    p = f"Z:{prefix}"  # the prefix as activate.bat writes it: forward slashes
     kernel = json.loads((prefix / "share/jupyter/kernels/theano-gpu/kernel.json").read_text())
     assert kernel["argv"] == [f"{p}/python.exe", "-m", "ipykernel_launcher", "-f",
                               "{connection_file}"]
     assert kernel["env"]["THEANORC"] == f"~/.theanorc;~/.theanorc.txt;{p}/etc/theano/theanorc"
     assert kernel["env"]["PATH"].startswith(f"{p}/Library/mingw-w64/bin;")
     assert kernel["env"]["PATH"].endswith(";${PATH}")
-    linux = install(tmp_path / "linuxenv")
-    linux_kernel = json.loads((linux / "share/jupyter/kernels/theano-gpu/kernel.json").read_text())
-    assert sorted(kernel) == sorted(linux_kernel) and sorted(kernel["env"]) == sorted(
-        linux_kernel["env"])
-    # real Theano reads the Windows file: the values are the ones a Windows Theano gets
     rc = prefix / "etc" / "theano" / "theanorc"
     read = subprocess.run([theano_python, "-c", "import theano, json; c = theano.config; "
                            "print(json.dumps([c.cxx, c.device, c.floatX, c.dnn.include_path, "
@@ -340,47 +510,19 @@ def test_bld_bat_under_wine_writes_what_build_sh_writes(wine, tmp_path, theano_p
     assert json.loads(read.stdout.splitlines()[-1]) == [
         f"{p}/Library/mingw-w64/bin/g++.exe", "cuda", "float32", f"{p}/Library/include",
         f"{p}/Library/lib", f"{p}/Library/bin"]
-    # the rendered win-64 test commands, run by cmd
+    # the rendered win-64 test commands, run by cmd after activation (as conda-build does)
     from gpuforge.recipes.render import Recipe, render_variants
     from gpuforge.recipes.variants import load_config
     rendered = render_variants(Recipe.load(RECIPE),
                                load_config(RECIPES / "conda_build_config.yaml", "win-64"))[0]
     checks = [c for c in rendered.meta["test"]["commands"] if c.startswith("if not exist")]
     assert len(checks) == 3
+    activation(prefix, "activate", "bat").parent.mkdir(parents=True)
+    shutil.copy(BAT_ACTIVATE, activation(prefix, "activate", "bat"))
     tester = tmp_path / "test.bat"
     tester.write_text(f'@set "PREFIX={win(prefix)}"\n' + "".join(f"@{c}\n" for c in checks)
                       + "@echo all exist\n")
     assert "all exist" in wine(tester)
-
-
-WIN_STATES = {"unset": {}, "set": {"THEANORC": "C:\\site\\theanorc;~/.theanorc",
-                                   "MKL_THREADING_LAYER": "INTEL"}}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("state", WIN_STATES)
-def test_bat_activation_under_wine(wine, tmp_path, state):
-    prefix = tmp_path / "winenv"
-    activate = tmp_path / "activate.bat"
-    deactivate = tmp_path / "deactivate.bat"
-    shutil.copy(RECIPE / "activate.bat", activate)
-    shutil.copy(RECIPE / "deactivate.bat", deactivate)
-    preset = "".join(f'@set "{k}={v}"\n' for k, v in WIN_STATES[state].items())
-    driver = tmp_path / "driver.bat"
-    driver.write_text(f'@set "CONDA_PREFIX={win(prefix)}"\n@set "THEANORC="\n'
-                      f'@set "MKL_THREADING_LAYER="\n{preset}'
-                      f'@echo ---before\n@set\n@call "{win(activate)}"\n@echo ---active\n@set\n'
-                      f'@call "{win(deactivate)}"\n@echo ---after\n@set\n')
-    out = wine(driver)
-    snaps = {}
-    for block in out.split("---")[1:]:
-        name, *lines = block.splitlines()
-        snaps[name] = dict(line.split("=", 1) for line in lines if "=" in line)
-    base = WIN_STATES[state].get("THEANORC", "~/.theanorc;~/.theanorc.txt")
-    assert snaps["active"]["THEANORC"] == f"{base};{win(prefix)}\\etc\\theano\\theanorc"
-    assert snaps["active"]["MKL_THREADING_LAYER"] == "GNU"
-    for key in ("THEANORC", "MKL_THREADING_LAYER", *SAVED):
-        assert snaps["after"].get(key) == snaps["before"].get(key), key
 
 
 @pytest.mark.slow
@@ -406,3 +548,54 @@ def test_build_local_runs_build_sh_and_the_activated_test_section(python37, tmp_
     assert f"cxx = {prefix}/bin/g++" in out  # GXX: this machine's g++, linked into the prefix
     assert "theano-gpu-config: Theano uses this environment's settings" in out
     assert "theano-gpu-config 0.1.0: build and test passed" in out
+
+
+@pytest.mark.slow
+def test_conda_build_without_a_channel_then_installed_by_py_rattler(conda_tools, theano_python,
+                                                                     theano_cache, tmp_path):
+    """The real conda-build makes the .conda with no channel at all (nothing to build with:
+    no compiler, no host Python); py-rattler installs it into a fresh prefix; the recipe's
+    test section then runs there after the real conda's activation of that prefix
+    (`conda shell.bash activate`, which sources its activate.d), as conda-build's test
+    phase does, Theano being the cpu target's (the run requirements come from no channel)."""
+    import asyncio
+
+    import rattler
+
+    out = tmp_path / "channel"
+    proc = subprocess.run([str(conda_tools.build), str(RECIPE), "-m",
+                           str(ROOT / "ci" / "variants" / "linux-64_python3.7_numpy1.16.yaml"),
+                           "--output-folder", str(out), "--no-anaconda-upload",
+                           "--override-channels", "--no-test", "--package-format", "conda"],
+                          env=conda_tools.env(tmp_path), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    [built] = (out / "linux-64").glob("theano-gpu-config-0.1.0-*.conda")
+    records = asyncio.run(rattler.Gateway(cache_dir=tmp_path / "gateway").query(
+        [rattler.Channel(out.as_uri())], [rattler.Subdir("linux-64")], ["theano-gpu-config"],
+        recursive=False))
+    [record] = [r for per_channel in records for r in per_channel]
+    assert sorted(record.depends) == ["cudnn >=5.1,<8", "gxx_linux-64 7.3.0.*", "theano >=1.0.5,<1.1"]
+    prefix = tmp_path / "prefix"
+    asyncio.run(rattler.install([record], prefix, cache_dir=tmp_path / "pkgs", show_progress=False))
+    for change in ("activate", "deactivate"):
+        assert activation(prefix, change).read_bytes() == \
+            (SCRIPTS / f"{change}.d" / f"{PKG}_{change}.sh").read_bytes()
+    assert (prefix / "conda-meta" / f"{built.name[:-len('.conda')]}.json").is_file()
+    add_gxx(prefix)
+    from gpuforge.recipes.render import Recipe, render_variants
+    from gpuforge.recipes.variants import load_config
+
+    rendered = render_variants(Recipe.load(RECIPE),
+                               load_config(RECIPES / "conda_build_config.yaml", "linux-64"))[0]
+    commands = rendered.meta["test"]["commands"]
+    assert commands[-1] == "python test_config.py"
+    conda = conda_tools.build.parent / "conda"
+    script = "\n".join([f'eval "$("{conda}" shell.bash activate "{prefix}")"',
+                        'test "$CONDA_PREFIX" = "$PREFIX"', *commands[:-1],
+                        f'"{theano_python}" "{RECIPE / "test_config.py"}"'])
+    env = theano_env(tmp_path / "home", theano_cache, PREFIX=str(prefix), **gxx_activation(prefix),
+                     **{k: v for k, v in conda_tools.env(tmp_path).items() if k == "CONDARC"})
+    proc = subprocess.run(["bash", "-euc", script], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "theano-gpu-config: Theano uses this environment's settings" in proc.stdout

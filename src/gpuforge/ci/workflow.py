@@ -10,20 +10,16 @@ theano, and whatever needs them: one build per python/numpy variant).
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-
-from ruamel.yaml import YAML
 
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import write_atomic
 from gpuforge.recipes.render import RECIPE_NAMES, Recipe, render_variants, used_keys
 from gpuforge.recipes.selectors import PLATFORMS
 from gpuforge.recipes.variants import Variant, VariantConfig, load_config
-from gpuforge.yamlio import key_line, load_yaml
 
 CONFIG = Path("recipes/conda_build_config.yaml")
 RECIPES = Path("recipes")
@@ -252,38 +248,8 @@ def env_files(root: Path, platform: str) -> list[Path]:
 
 
 def local_env_file(source: Path, channel: Path, output: Path) -> Path:
-    """Write ``source`` to ``output`` with the local ``channel`` first among its channels,
-    and gpuforge's own packages (``gpuforge::theano``) taken from it."""
-    source, channel = Path(source), Path(channel)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GpuforgeError(f"cannot read environment file: {exc.strerror}", source) from None
-    doc = load_yaml(text, source)
-    if not isinstance(doc, dict) or "dependencies" not in doc:
-        raise GpuforgeError("not an environment file: expected a mapping with `dependencies:`",
-                            source, 1)
-    channels = doc.get("channels")
-    if channels is None:
-        doc["channels"] = channels = []
-    if not isinstance(channels, list) or not all(isinstance(c, str) for c in channels):
-        raise GpuforgeError("channels: expected a list of channel names or URLs", source,
-                            key_line(doc, "channels"))
-    if not channel.is_dir():
-        raise GpuforgeError("no such channel folder: build the packages first (ci/build.sh)", channel)
-    url = channel.resolve().as_uri()
-    while url in channels:
-        channels.remove(url)
-    channels.insert(0, url)
-    # `gpuforge::theano` names the project's channel: take those from the local one
-    deps = doc["dependencies"]
-    for i, dep in enumerate(deps):
-        if isinstance(dep, str) and dep.startswith("gpuforge::"):
-            deps[i] = f"{url}::{dep.split('::', 1)[1]}"
-    buffer = io.StringIO()
-    yaml = YAML(typ="rt", pure=True)
-    yaml.width = 4096
-    yaml.dump(doc, buffer)
-    header = f"# {source.as_posix()} with the local channel first (gpuforge ci env-file)\n"
-    write_atomic(output, header + buffer.getvalue())
-    return Path(output)
+    """Write the variant of ``source`` that takes gpuforge's packages from the local
+    ``channel`` (src/gpuforge/envs/variant.py) to ``output``."""
+    from gpuforge.envs.variant import write_variant
+
+    return write_variant(source, channel, output)

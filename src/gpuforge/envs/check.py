@@ -9,6 +9,7 @@ from rattler.exceptions import SolverError
 
 from gpuforge.envs.envfile import EnvFile, RecipeOutputs, check_env, load_env, recipe_outputs
 from gpuforge.envs.mirrors import MIRRORS_FILE, Mirrors, drift_problems, load_mirrors
+from gpuforge.envs.records import RECORDS_FILE, Records, load_records
 from gpuforge.envs.solve import DEFAULT_CUDA_DRIVER, first_named_line, solve_offline, solver_message
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.lint import Problem
@@ -18,7 +19,7 @@ from gpuforge.recipes.variants import VariantConfig, load_config
 @dataclass
 class CheckResult:
     problems: list[Problem] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    stand_ins: dict[str, list[str]] = field(default_factory=dict)  # env file -> packages
     env_files: int = 0
     solved: int = 0
     generated: int = 0
@@ -44,20 +45,21 @@ class Platforms:
         return self._cache[platform]
 
 
-def check_one(env: EnvFile, platforms: Platforms, mirrors: Mirrors, cuda: str | None,
+def check_one(env: EnvFile, platforms: Platforms, mirrors: Mirrors, records: Records,
               result: CheckResult) -> None:
-    """Pins, then (when the pins are sound) the offline solve."""
+    """Pins and records, then (when they are sound) the offline solve on the records."""
     if env.platform.endswith("-64"):
         config, outputs = platforms.get(env.platform)
-        result.warnings += check_env(env, config, outputs, mirrors)
+        check_env(env, config, outputs, mirrors, records)
         if not env.problems:
             try:
-                solve_offline(env, outputs, result.cuda)
+                solved = solve_offline(env, records, result.cuda)
                 result.solved += 1
+                result.stand_ins[str(env.path)] = [p.name for p in solved if p.origin == "stand-in"]
             except SolverError as exc:
                 message = solver_message(exc)
                 env.add(first_named_line(env, message),
-                        f"the pins do not solve against the recipes' {env.platform} outputs "
+                        f"the pins do not solve against the real {env.platform} records "
                         f"(offline, __cuda={result.cuda}): {message}")
     result.problems += env.problems
 
@@ -69,6 +71,7 @@ def check_all(envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None
     envs_dir = Path(envs_dir)
     try:
         mirrors = load_mirrors(envs_dir / MIRRORS_FILE)
+        records = load_records(envs_dir / RECORDS_FILE)
     except GpuforgeError as exc:
         result.problems.append(Problem(str(exc.path or ""), exc.line or 0, exc.message))
         return result
@@ -80,7 +83,7 @@ def check_all(envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None
         result.env_files += 1
         try:
             env = load_env(path)
-            check_one(env, platforms, mirrors, cuda, result)
+            check_one(env, platforms, mirrors, records, result)
         except GpuforgeError as exc:
             result.problems.append(Problem(str(exc.path or path), exc.line or 0, exc.message))
     result.problems.sort()

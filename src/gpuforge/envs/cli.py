@@ -12,15 +12,17 @@ def cmd_envs_check(args: argparse.Namespace) -> int:
     from gpuforge.envs.check import check_all
 
     result = check_all(args.envs_dir, args.recipes_dir, args.files or None, args.cuda)
-    for warning in result.warnings:
-        print(warning)
     for problem in result.problems:
         print(problem)
     if result.problems:
         print(f"{len(result.problems)} problem(s) in {args.envs_dir}")
         return 1
-    print(f"envs check: {result.env_files} env files clean, {result.solved} solved offline "
-          f"against the recipes (__cuda={result.cuda}), {result.generated} mirror files up to date")
+    for path, names in result.stand_ins.items():
+        if names:
+            print(f"{path}: stand-ins for what envs/records.yaml lacks: {', '.join(names)}")
+    print(f"envs check: {result.env_files} env files clean, every conda spec on a real record, "
+          f"{result.solved} solved offline on them (__cuda={result.cuda}), {result.generated} "
+          "mirror files up to date")
     return 0
 
 
@@ -45,23 +47,28 @@ def cmd_envs_render(args: argparse.Namespace) -> int:
 def cmd_envs_solve(args: argparse.Namespace) -> int:
     from rattler.exceptions import SolverError
 
-    from gpuforge.envs.check import Platforms
     from gpuforge.envs.envfile import load_env
+    from gpuforge.envs.records import RECORDS_FILE, load_records
     from gpuforge.envs.solve import solve_offline, solver_message
 
     env = load_env(args.file)
     if not env.platform.endswith("-64"):
         raise GpuforgeError(env.problems[0].message, env.path, 1)
-    _, outputs = Platforms(args.recipes_dir).get(env.platform)
+    records = load_records(args.envs_dir / RECORDS_FILE)
     try:
-        solved = solve_offline(env, outputs, args.cuda)
+        solved = solve_offline(env, records, args.cuda)
     except SolverError as exc:
         raise GpuforgeError(f"no solution ({env.platform}, __cuda={args.cuda or 'default'}): "
                             f"{solver_message(exc, keep=20)}", env.path) from None
     for pkg in solved:
-        print(f"  {pkg.name:20} {pkg.version:10} {pkg.build:16} {pkg.origin}")
-    print(f"{env.path}: {len(solved)} packages solve for {env.platform} against the recipes' "
-          "outputs (stand-ins: versions the specs name, not what the channels carry)")
+        print(f"  {pkg.name:20} {pkg.version:10} {pkg.build:32} {pkg.origin}")
+    stand_ins = [p.name for p in solved if p.origin == "stand-in"]
+    print(f"{env.path}: {len(solved)} packages solve for {env.platform} on the real records of "
+          f"{records.path}" + (f"; stand-ins (not in the table): {', '.join(stand_ins)}"
+                               if stand_ins else "; no stand-ins"))
+    pip = [d.text for d in env.pip_deps]
+    if pip:
+        print(f"  pip installs after the solve (not solved here): {', '.join(pip)}")
     return 0
 
 
@@ -104,7 +111,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     env_render.add_argument("--mirror", default="all", help="mirror name, or all (default)")
     env_render.set_defaults(func=cmd_envs_render)
     solve = envs_cmds.add_parser("solve", parents=[envs_common],
-                                 help="solve one env file offline against the recipes' outputs")
+                                 help="solve one env file offline on the real records (envs/records.yaml)")
     solve.add_argument("file", type=Path)
     solve.set_defaults(func=cmd_envs_solve)
     lock = envs_cmds.add_parser("lock", parents=[envs_common],

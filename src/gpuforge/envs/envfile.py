@@ -3,10 +3,13 @@
 An env file is conda's environment.yml named ``<flavor>-<win64|linux64>.yml`` (the
 name gives the platform). The checks: every dependency parses as a conda MatchSpec
 (py-rattler) and carries a comment saying why; channels are names defined in
-envs/mirrors.yaml (https URLs come from there); no 32-bit platform; and the pins
-agree with recipes/conda_build_config.yaml, with what the recipes build, and with
-the compatibility facts (libgpuarray 0.7.6's nvrtc loader, Theano 1.0.5's numpy,
-cuDNN and Windows toolchain needs).
+envs/mirrors.yaml (https URLs come from there) that someone publishes (a record of
+envs/records.yaml comes from them), and every conda spec matches a real record there;
+no 32-bit platform; and the pins agree with recipes/conda_build_config.yaml, with
+the recipes' versions, and with the compatibility facts (libgpuarray 0.7.6's nvrtc
+loader, Theano 1.0.5's numpy, cuDNN and Windows toolchain needs). A ``pip:`` entry
+is an exact ``==`` pin or a local project folder (relative to the env file, as
+``conda env create`` runs pip there).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from rattler import MatchSpec, Version, VersionSpec
 from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError, InvalidVersionSpecError
 
 from gpuforge.envs.mirrors import THIRTY_TWO_BIT_RE, Mirrors
+from gpuforge.envs.records import Records
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.lint import (
     CUDNN_UNLOADABLE,
@@ -34,7 +38,8 @@ from gpuforge.yamlio import item_line, key_line, load_yaml
 ENV_FILE_RE = re.compile(r"^(?P<flavor>[a-z0-9][a-z0-9.]*(?:-[a-z0-9.]+)*?)-(?P<os>win|linux)"
                          r"(?P<bits>\d+)\.yml$")
 ENV_KEYS = ("name", "channels", "dependencies", "variables")
-RECIPES_CHANNEL = "gpuforge"  # the channel recipes/ is built into (envs/mirrors.yaml: unmirrored)
+RECIPES_CHANNEL = "gpuforge"  # what `nox -s build` builds recipes/ into: published nowhere
+NO_DEFAULTS = "nodefaults"  # conda env create: use only the file's channels (not .condarc's)
 COMMENT_RE = re.compile(r"\s#\s*\S")
 LITERAL_RE = re.compile(r"[0-9][0-9A-Za-z_.+!]*")
 CUDA_BUILD_RE = re.compile(r"cuda(?P<version>\d+\.\d+)")
@@ -51,12 +56,15 @@ class Dependency:
     line: int
     spec: MatchSpec | None = None
     requirement: Requirement | None = None
+    project: Path | None = None  # a pip: entry that is a local project folder
 
     @property
     def name(self) -> str:
         if self.spec is not None:
             return self.spec.name.normalized
-        return self.requirement.name if self.requirement else ""
+        if self.project is not None:
+            return self.project.name
+        return self.requirement.name.lower() if self.requirement else ""
 
     @property
     def version(self) -> str | None:
@@ -82,6 +90,18 @@ class EnvFile:
     @property
     def conda_deps(self) -> list[Dependency]:
         return [d for d in self.deps if d.spec is not None]
+
+    @property
+    def pip_deps(self) -> list[Dependency]:
+        return [d for d in self.deps if d.spec is None]
+
+    def names(self) -> set[str]:
+        """Every package the env installs by name, conda or pip (lower case)."""
+        return {d.name for d in self.deps}
+
+    @property
+    def channel_names(self) -> list[str]:
+        return [name for name, _ in self.channels if name != NO_DEFAULTS]
 
     def get(self, name: str) -> Dependency | None:
         return next((d for d in self.conda_deps if d.name == name), None)
@@ -160,7 +180,21 @@ def load_env(path: Path) -> EnvFile:
     return env
 
 
+def looks_like_path(text: str) -> bool:
+    """As pip reads a requirements line: a path when it starts with . or has a slash."""
+    return text.startswith(".") or "/" in text or "\\" in text
+
+
 def _add_pip(env: EnvFile, text: str, line: int, lines: list[str]) -> None:
+    if looks_like_path(text):
+        folder = (env.path.parent / text).resolve()
+        env.deps.append(Dependency(text, line, project=folder))
+        if not _has_comment(lines, line):
+            env.add(line, f"pip: {text}: every pin needs a comment saying why")
+        if not any((folder / f).is_file() for f in ("setup.py", "pyproject.toml")):
+            env.add(line, f"pip: {text}: no project there ({folder}: no setup.py or pyproject.toml); "
+                          "conda env create runs pip in the env file's folder")
+        return
     try:
         req = Requirement(text)
     except InvalidRequirement as exc:
@@ -230,18 +264,19 @@ def recipe_outputs(recipes_dir: Path, config: VariantConfig) -> RecipeOutputs:
     return RecipeOutputs(config.platform, rendered)
 
 
-def check_env(env: EnvFile, config: VariantConfig, outputs: RecipeOutputs, mirrors: Mirrors
-              ) -> list[str]:
-    """Add the pin problems of ``env`` to ``env.problems``; return warnings."""
-    _check_channels(env, mirrors)
+def check_env(env: EnvFile, config: VariantConfig, outputs: RecipeOutputs, mirrors: Mirrors,
+              records: Records) -> None:
+    """Add the pin problems of ``env`` to ``env.problems``."""
+    _check_channels(env, mirrors, records)
     if not env.platform.endswith("-64"):
-        return []
+        return
+    _check_records(env, records)
     cfg = Where(config)
     python = _check_python(env, config, cfg)
     _check_numpy(env, config, cfg, python)
     _check_vc(env, config, cfg)
     _check_cuda(env, config, cfg)
-    return _check_recipe_packages(env, outputs)
+    _check_recipe_packages(env, outputs)
 
 
 @dataclass(frozen=True)
@@ -273,7 +308,7 @@ def _check_python(env: EnvFile, config: VariantConfig, cfg: Where) -> str | None
 
 def _check_numpy(env: EnvFile, config: VariantConfig, cfg: Where, python: str | None) -> None:
     numpy = env.get("numpy")
-    names = {d.name for d in env.conda_deps}
+    names = env.names()
     if python and numpy is not None and names & {"pygpu", "theano"}:
         zipped = dict(zip(config.values.get("python", []), config.values.get("numpy", []),
                           strict=False))
@@ -303,23 +338,19 @@ def _check_vc(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
                 f"({cfg('vc')}; seed 001's vc14 conflicts)")
 
 
-def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> list[str]:
-    """What recipes/ builds comes from its channel at its version; Theano's companions."""
-    warnings = []
+def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> None:
+    """What recipes/ builds is pinned at its recipe's version; Theano's companions."""
     built = outputs.versions
-    names = {d.name for d in env.conda_deps}
+    names = env.names()
     for dep in env.conda_deps:
-        if dep.name in built:
-            if not admits(dep.version, built[dep.name]):
-                env.add(dep.line, f"{dep.name} {dep.version} excludes {built[dep.name]}, the version "
-                                  f"recipes/{dep.name} builds")
-            if dep.channel != RECIPES_CHANNEL:
-                env.add(dep.line, f"{dep.name}: take it from the recipes' channel: "
-                                  f"`{RECIPES_CHANNEL}::{dep.name}` (other channels' builds lack "
-                                  "this repository's run requirements)")
-        elif dep.channel == RECIPES_CHANNEL:
-            warnings.append(f"{env.path}:{dep.line}: warning: {dep.name}: no recipe in "
-                            f"recipes/ builds it yet; the offline solve uses a stand-in record")
+        if dep.name in built and not admits(dep.version, built[dep.name]):
+            env.add(dep.line, f"{dep.name} {dep.version} excludes {built[dep.name]}, the version "
+                              f"recipes/{dep.name} builds")
+    for dep in env.pip_deps:
+        req = dep.requirement
+        if req is not None and dep.name in built and not req.specifier.contains(built[dep.name]):
+            env.add(dep.line, f"pip: {dep.text} excludes {built[dep.name]}, the version "
+                              f"recipes/{dep.name} builds (its variant takes that one)")
     pygpu, libgpuarray = env.get("pygpu"), env.get("libgpuarray")
     if (pygpu is None) != (libgpuarray is None) or (
             pygpu and libgpuarray and pygpu.version != libgpuarray.version):
@@ -334,8 +365,21 @@ def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> list[str]:
                                        "(conda-forge's theano does not bring it)")
     if "theano" in names and "cudatoolkit" in names and "theano-gpu-config" not in names:
         env.add(env.deps_line, "a CUDA env with Theano needs theano-gpu-config (cxx, cuDNN paths, "
-                               "device=cuda without editing .theanorc)")
-    return warnings
+                               "device=cuda without editing .theanorc): `- ../recipes/theano-gpu-config` "
+                               "under pip:")
+
+
+def _check_records(env: EnvFile, records: Records) -> None:
+    """Every conda spec matches a real published record (envs/records.yaml)."""
+    for dep in env.conda_deps:
+        channels = [dep.channel] if dep.channel else env.channel_names
+        if not records.matching(dep.spec, channels, env.platform):
+            same_name = [str(r) for r in records.for_channels(channels, env.platform)
+                         if r.name == dep.name]
+            known = f" (it has {', '.join(same_name)})" if same_name else ""
+            env.add(dep.line, f"{dep.text}: no real record in {records.path} matches it on "
+                              f"{env.platform} from {', '.join(channels)}{known}: pin what the "
+                              "channels publish, or add the record with its evidence")
 
 
 def _check_cuda(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
@@ -367,26 +411,49 @@ def _check_cuda(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
                                 f"cudatoolkit is {toolkit.version}")
 
 
-def _check_channels(env: EnvFile, mirrors: Mirrors) -> None:
+def _unpublished(name: str, records: Records) -> str:
+    why = (f"channel {name!r} is published nowhere (no record of {records.path} comes from it): "
+           "conda env create stops with UnavailableInvalidChannel or PackagesNotFoundError "
+           "(`gpuforge doctor`: channel_missing)")
+    if name == RECIPES_CHANNEL:
+        why += ("; gpuforge's own builds are opt-in: build the channel (ci/build.sh) and make the "
+                "variant with `gpuforge ci env-file FILE --channel DIR`")
+    return why
+
+
+def _check_channels(env: EnvFile, mirrors: Mirrors, records: Records) -> None:
     known = mirrors.channel_names()
-    listed = {name for name, _ in env.channels}
+    published = records.published_channels()
+    listed = set(env.channel_names)
     for name, line in env.channels:
+        if name == NO_DEFAULTS:
+            continue
         if "://" in name or name.startswith(("/", ".")):
             if not name.startswith("https://"):
                 env.add(line, f"channel {name} is not https")
             env.add(line, f"channel {name}: use a channel name from {mirrors.path}; the URL comes "
                           "from envs/mirrors/<mirror>.condarc, so exports stay portable")
+        elif name not in published and (name in known or name == RECIPES_CHANNEL):
+            env.add(line, _unpublished(name, records))
         elif name not in known:
             env.add(line, f"channel {name!r} is not defined in {mirrors.path} "
                           f"(known: {', '.join(sorted(known))})")
         if THIRTY_TWO_BIT_RE.search(name):
             env.add(line, f"channel {name}: 32-bit subdirs are not supported")
+    if NO_DEFAULTS not in {name for name, _ in env.channels}:
+        env.add(env.deps_line if not env.channels else env.channels[-1][1],
+                f"end channels: with `- {NO_DEFAULTS}`: without it conda adds the .condarc's "
+                "channels (Miniforge's conda-forge) to the solve")
     for dep in env.conda_deps:
         subdir = dep.spec.subdir
         if subdir and subdir.endswith("-32"):
             env.add(dep.line, f"{dep.name}: subdir {subdir} is 32-bit (not supported)")
-        if dep.channel and dep.channel not in known:
+        if not dep.channel:
+            continue
+        if dep.channel not in published and (dep.channel in known or dep.channel == RECIPES_CHANNEL):
+            env.add(dep.line, f"{dep.name}: {_unpublished(dep.channel, records)}")
+        elif dep.channel not in known:
             env.add(dep.line, f"{dep.name}: channel {dep.channel!r} is not defined in {mirrors.path}")
-        elif dep.channel and dep.channel not in listed:
+        elif dep.channel not in listed:
             env.add(dep.line, f"{dep.name}: list channel {dep.channel} under channels: too "
                               "(its packages' dependencies are found there)")

@@ -37,7 +37,7 @@ class Locked:
 
 def channel_map(env: EnvFile, mirrors: Mirrors, mirror: str) -> dict[str, list[str]]:
     """Each channel name the env uses (listed or ``channel::``) -> its URLs behind ``mirror``."""
-    names = [name for name, _ in env.channels] + [d.channel for d in env.conda_deps if d.channel]
+    names = env.channel_names + [d.channel for d in env.conda_deps if d.channel]
     return {name: mirrors.channel_urls(name, mirror, env.platform) for name in dict.fromkeys(names)}
 
 
@@ -49,7 +49,7 @@ def _cause(exc: BaseException) -> str:
 def solve_locked(env: EnvFile, channels: dict[str, list[str]], cuda: str | None = None
                  ) -> Locked:
     """Solve ``env`` against real channels; GpuforgeError names what could not be reached."""
-    listed = list(dict.fromkeys(url for name, _ in env.channels for url in channels[name]))
+    listed = list(dict.fromkeys(url for name in env.channel_names for url in channels[name]))
     wants_cuda = (cuda or DEFAULT_CUDA_DRIVER) if any(
         d.name in ("cudatoolkit", "cudnn") for d in env.conda_deps) else None
     try:

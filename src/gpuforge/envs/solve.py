@@ -1,22 +1,19 @@
-"""Offline solve: do an env file's pins and the recipes' requirements admit one solution?
+"""Offline solve: do an env file's pins meet one set of the real published records?
 
 A local file:// channel is written for the env's platform (and noarch):
 
-- one record per rendering of each recipe in recipes/ (every python/numpy variant),
-  its rendered ``run`` as depends and ``run_constrained`` as constrains;
-- stand-in records for every other package the env or those requirements name: one
-  per version some spec names literally (``numpy >=1.16,<1.20`` names 1.16 and 1.20),
-  plus version 0 (for unversioned names), with the env's build string if it pins one.
-  Stand-ins have no dependencies of their own, except that cudatoolkit X needs a
-  driver for CUDA >= X (``__cuda >=X``).
+- every record of envs/records.yaml that the env's channels reach (``defaults`` is
+  pkgs/main, pkgs/r and, on Windows, pkgs/msys2), with the depends and constrains
+  the evidence shows (cudatoolkit's hotfixed ``__cuda >=X`` constraint among them);
+- a stand-in record only for a package the table lacks (a dependency nobody
+  recorded): one per version some spec names literally, plus version 0. Every
+  stand-in is reported by name.
 
-py-rattler then solves the env's specs for the platform with the virtual packages
-``__win`` (or ``__unix``/``__linux``) and, for CUDA envs, ``__cuda`` of the driver.
-
-A solution proves the pins, the recipes' run requirements and the variant matrix are
-consistent with each other (a python without a variant, a numpy theano refuses, a CUDA
-libgpuarray cannot load all make it fail). It does not prove that the real channels
-carry those builds: `nox -s lock` solves against them.
+py-rattler then solves the env's conda specs for the platform with the virtual
+packages ``__win`` (or ``__unix``/``__linux``) and, for CUDA envs, ``__cuda`` of the
+driver. A solution proves the pins and the recorded builds fit together (a Python
+with no pygpu build, a cuDNN for another CUDA, a driver older than the toolkit all
+fail it). The ``pip:`` section is pip's: not part of the solve.
 """
 
 from __future__ import annotations
@@ -31,7 +28,8 @@ from pathlib import Path
 import rattler
 from rattler import BuildString, GenericVirtualPackage, MatchSpec, PackageName, Version
 
-from gpuforge.envs.envfile import EnvFile, RecipeOutputs, literals
+from gpuforge.envs.envfile import EnvFile, literals
+from gpuforge.envs.records import UNRECORDED_BUILD, Records
 from gpuforge.errors import GpuforgeError
 
 DEFAULT_CUDA_DRIVER = "12.0"  # a current driver: it runs every older CUDA toolkit
@@ -44,7 +42,7 @@ class SolvedPackage:
     name: str
     version: str
     build: str
-    origin: str  # "recipe" or "stand-in"
+    origin: str  # the record's channel, or "stand-in"
 
 
 def virtual_packages(env: EnvFile, cuda: str | None) -> list[GenericVirtualPackage]:
@@ -67,13 +65,7 @@ def _record(name: str, version: str, build: str, subdir: str, depends: list[str]
     return rec
 
 
-def _tag(variant: dict[str, str]) -> str:
-    py = variant.get("python", "").replace(".", "")
-    np = variant.get("numpy", "").replace(".", "")
-    return (f"py{py}" if py else "") + (f"np{np}" if np else "")
-
-
-def channel_records(env: EnvFile, outputs: RecipeOutputs) -> dict[str, dict[str, dict]]:
+def channel_records(env: EnvFile, records: Records) -> dict[str, dict[str, dict]]:
     """repodata ``packages`` per subdir (platform, noarch) for the local channel."""
     subdirs: dict[str, dict[str, dict]] = {env.platform: {}, "noarch": {}}
     named: dict[str, set[str]] = {}  # package -> versions specs name
@@ -84,38 +76,28 @@ def channel_records(env: EnvFile, outputs: RecipeOutputs) -> dict[str, dict[str,
         if not name.startswith("__"):
             named.setdefault(name, set()).update(literals(str(spec.version) if spec.version else ""))
 
-    built = set()
-    for i, r in enumerate(outputs.renderings):
-        noarch = (r.meta.get("build") or {}).get("noarch")
-        subdir = "noarch" if noarch else env.platform
-        number = int((r.meta.get("build") or {}).get("number") or 0)
-        build = f"{_tag(r.variant)}h{i}_{number}"
-        depends = r.requirements.get("run", [])
-        constrains = r.requirements.get("run_constrained", [])
-        subdirs[subdir][f"{r.name}-{r.version}-{build}.tar.bz2"] = _record(
-            r.name, r.version, build, subdir, depends, constrains, noarch and str(noarch))
-        built.add(r.name)
-        for spec in depends + constrains:
+    channels = env.channel_names + [d.channel for d in env.conda_deps if d.channel]
+    for r in records.for_channels(list(dict.fromkeys(channels)), env.platform):
+        build = r.build or UNRECORDED_BUILD
+        subdirs[r.subdir][f"{r.name}-{r.version}-{build}.tar.bz2"] = _record(
+            r.name, r.version, build, r.subdir, list(r.depends), list(r.constrains))
+        for spec in r.depends + r.constrains:
             note(spec)
-    builds = {}
     for dep in env.conda_deps:
         note(CHANNEL_PREFIX_RE.sub("", dep.text))
-        if dep.spec.build:
-            builds[dep.name] = str(dep.spec.build).replace("*", "")
+    recorded = records.names()
     for name, versions in sorted(named.items()):
-        if name in built:
+        if name in recorded:
             continue
         for version in sorted(versions | {"0"}, key=lambda v: (Version(v), v)):
-            build = builds.get(name, "0")
-            depends = [f"__cuda >={version}"] if name == "cudatoolkit" and version != "0" else []
-            subdirs[env.platform][f"{name}-{version}-{build}.tar.bz2"] = _record(
-                name, version, build, env.platform, depends, [])
+            subdirs[env.platform][f"{name}-{version}-stand_in.tar.bz2"] = _record(
+                name, version, "stand_in", env.platform, [], [])
     return subdirs
 
 
-def write_channel(env: EnvFile, outputs: RecipeOutputs, dest: Path) -> Path:
+def write_channel(env: EnvFile, records: Records, dest: Path) -> Path:
     """Write the local channel (repodata.json per subdir) under ``dest``; return it."""
-    for subdir, packages in channel_records(env, outputs).items():
+    for subdir, packages in channel_records(env, records).items():
         folder = dest / subdir
         folder.mkdir(parents=True, exist_ok=True)
         repodata = {"info": {"subdir": subdir}, "packages": packages, "packages.conda": {}}
@@ -142,25 +124,26 @@ def solver_message(exc: BaseException, keep: int = 1) -> str:
     return " ".join(sentences[:keep]) + more
 
 
-def solve_offline(env: EnvFile, outputs: RecipeOutputs, cuda: str | None = None
-                  ) -> list[SolvedPackage]:
-    """Solve the env's pins against the recipes' outputs; SolverError when they conflict.
+def solve_offline(env: EnvFile, records: Records, cuda: str | None = None) -> list[SolvedPackage]:
+    """Solve the env's conda specs against the real records; SolverError when they conflict.
 
     CUDA envs (cudatoolkit or cudnn) get ``__cuda`` = ``cuda`` (default: DEFAULT_CUDA_DRIVER).
     """
     cuda = cuda or DEFAULT_CUDA_DRIVER
-    built = {r.name for r in outputs.renderings}
     wants_cuda = cuda if any(d.name in ("cudatoolkit", "cudnn") for d in env.conda_deps) else None
+    channel_of = {(r.name, r.version, r.build or UNRECORDED_BUILD): r.channel for r in records.records}
     with tempfile.TemporaryDirectory(prefix="gpuforge-solve-") as tmp:
-        channel = write_channel(env, outputs, Path(tmp) / "channel")
-        records = asyncio.run(rattler.solve(
+        channel = write_channel(env, records, Path(tmp) / "channel")
+        solved = asyncio.run(rattler.solve(
             [rattler.Channel(channel.as_uri())], solve_specs(env),
             gateway=rattler.Gateway(cache_dir=Path(tmp) / "cache"),
             platforms=[env.platform, "noarch"], virtual_packages=virtual_packages(env, wants_cuda),
             channel_relations="disabled"))
-    return [SolvedPackage(r.name.normalized, str(r.version), str(r.build),
-                          "recipe" if r.name.normalized in built else "stand-in")
-            for r in sorted(records, key=lambda r: r.name.normalized)]
+    out = []
+    for r in sorted(solved, key=lambda r: r.name.normalized):
+        key = (r.name.normalized, str(r.version), str(r.build))
+        out.append(SolvedPackage(key[0], key[1], key[2], channel_of.get(key, "stand-in")))
+    return out
 
 
 def first_named_line(env: EnvFile, message: str) -> int:
