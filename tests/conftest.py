@@ -40,6 +40,18 @@ def recipes_copy(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def conda_tools():
+    """The real conda-render, conda-build and conda-smithy (gpuforge.recipes.conda_tools)."""
+    from gpuforge.errors import GpuforgeError
+    from gpuforge.recipes.conda_tools import conda_tools as find_conda_tools
+
+    try:
+        return find_conda_tools()
+    except GpuforgeError as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
 def python37() -> str:
     path = pyenv_python("3.7")
     if path is None:
