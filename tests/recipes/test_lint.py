@@ -64,7 +64,7 @@ CASES = [
     ("theano-gpu-config/meta.yaml", "    - m2w64-toolchain  # [win]\n", "", None,
      "win-64: cxx is m2w64's g++: run needs m2w64-toolchain"),
     ("theano-gpu-config/meta.yaml", "    - {{ compiler('cxx') }}  # [linux]\n    - m2w64",
-     "    - m2w64", None, "linux-64: run needs theano's compiler (gxx_linux-64 7.3.0)"),
+     "    - m2w64", None, "linux-64: run needs theano's compiler (gxx_linux-64 7.3.0.*)"),
     ("theano-gpu-config/bld.bat", "\\%PKG_NAME%_activate.bat\"\nif errorlevel 1 exit 1\n",
      "\\%PKG_NAME%_activate.bat\"\n", "%PKG_NAME%_activate.bat", "`copy` is not followed by"),
     ("theano/meta.yaml", "package:\n  name: {{ name|lower }}\n  version: {{ version }}\n",

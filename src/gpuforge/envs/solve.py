@@ -90,7 +90,7 @@ def channel_records(env: EnvFile, outputs: RecipeOutputs) -> dict[str, dict[str,
         subdir = "noarch" if noarch else env.platform
         number = int((r.meta.get("build") or {}).get("number") or 0)
         build = f"{_tag(r.variant)}h{i}_{number}"
-        depends = r.requirements.get("run", [])
+        depends = r.run_as_built()
         constrains = r.requirements.get("run_constrained", [])
         subdirs[subdir][f"{r.name}-{r.version}-{build}.tar.bz2"] = _record(
             r.name, r.version, build, subdir, depends, constrains, noarch and str(noarch))

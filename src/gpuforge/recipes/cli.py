@@ -22,11 +22,18 @@ def cmd_recipes_render(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.as_json() for r in rendered], indent=2))
         return 0
+    pinned_at_build = False
     for r in rendered:
         print(r.label())
         for section, specs in r.requirements.items():
             print(f"  {section + ':':17}" + ", ".join(specs))
+        if (built := r.run_as_built()) != r.requirements.get("run", []):
+            pinned_at_build = True
+            print(f"  {'run as built:':17}" + ", ".join(built))
     print(f"{len(rendered)} renderings")
+    if pinned_at_build:
+        print("run as built: the pins conda-build adds from the host environment it solves; a "
+              "pin_compatible lower bound is the solved version (shown: the variant's)")
     return 0
 
 

@@ -22,7 +22,7 @@ from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError
 
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.render import REQUIREMENT_SECTIONS, Recipe, Rendered, find_recipes, render_variants
-from gpuforge.recipes.selectors import PLATFORMS, SELECTOR_RE, selector_format_problems
+from gpuforge.recipes.selectors import PLATFORMS, selector_format_problems, selector_of
 from gpuforge.recipes.variants import VariantConfig, load_config, uncommented_keys
 from gpuforge.yamlio import item_line, key_line
 
@@ -81,7 +81,7 @@ def lint_text(recipe: Recipe, out: _Collector) -> None:
         out.add(recipe.meta_path, line, message)
     if re.search(r"^\s*noarch:", recipe.text, re.M):
         for lineno, line in enumerate(recipe.text.splitlines(), 1):
-            if SELECTOR_RE.match(line):
+            if selector_of(line):
                 out.add(recipe.meta_path, lineno, "noarch recipes cannot use selectors")
     for script in ("build.sh", "bld.bat"):
         if not (recipe.path / script).is_file():
@@ -228,11 +228,12 @@ def _lint_theano(r: Rendered, versions: dict[str, str], config: VariantConfig, o
             Version("1.24")):
         out.add(path, numpy[1] if numpy else None,
                 "theano needs `numpy <1.24` in run (np.bool and friends are gone in 1.24)")
-    elif (value := r.variant.get("numpy")) and not VersionSpec(str(spec.version)).matches(
-            Version(value)):
-        out.add(config.path, config.lines.get("numpy"),
-                f"numpy {value} (python {r.variant.get('python')}) is outside theano's "
-                f"`{numpy[0]}`")
+    else:  # theano does not use the numpy key (conda-build: not in its variant): its zip partner
+        for v in config.expand({"python", "numpy"}):
+            if v.get("python") == r.variant.get("python") and "numpy" in v and not VersionSpec(
+                    str(spec.version)).matches(Version(v["numpy"])):
+                out.add(config.path, config.lines.get("numpy"),
+                        f"numpy {v['numpy']} (python {v['python']}) is outside theano's `{numpy[0]}`")
     python = r.variant.get("python")
     if python and Version(python) > Version(LAST_PYTHON_WITH_DISTUTILS):
         out.add(config.path, config.lines.get("python"),
