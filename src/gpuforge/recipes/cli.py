@@ -38,9 +38,21 @@ def cmd_recipes_render(args: argparse.Namespace) -> int:
 
 
 def cmd_recipes_lint(args: argparse.Namespace) -> int:
-    from gpuforge.recipes.lint import lint, summarize
+    from gpuforge.recipes.conda_tools import conda_tools
+    from gpuforge.recipes.lint import conda_smithy_lint, lint, summarize
 
-    problems = lint(args.recipes_dir, args.recipe or None)
+    tools = None
+    if args.conda_smithy != "skip":
+        try:
+            tools = conda_tools()
+        except GpuforgeError as exc:
+            if args.conda_smithy == "require":
+                raise
+            print(f"conda-smithy recipe-lint not run ({exc}): gpuforge checked its main rules",
+                  file=sys.stderr)
+    problems = lint(args.recipes_dir, args.recipe or None, smithy_subset=tools is None)
+    if tools is not None:
+        problems += conda_smithy_lint(args.recipes_dir, tools, args.recipe or None)
     if args.json:
         print(json.dumps(summarize(problems), indent=2))
     else:
@@ -84,6 +96,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                                    help="conda-smithy rules and cross-recipe pin checks")
     lint.add_argument("recipe", nargs="*", help="recipe names (default: all)")
     lint.add_argument("--json", action="store_true", help="print JSON")
+    lint.add_argument("--conda-smithy", choices=("auto", "require", "skip"), default="auto",
+                      help="run the real `conda-smithy recipe-lint` too (auto: where it can be "
+                           "installed, gpuforge.recipes.conda_tools; require: fail without it)")
     lint.set_defaults(func=cmd_recipes_lint)
 
     build = recipes_cmds.add_parser(

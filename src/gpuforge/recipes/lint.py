@@ -1,8 +1,10 @@
-"""Recipe lint: the conda-smithy rules that matter here, plus the cross-recipe pins.
+"""Recipe lint: the real conda-smithy where it can run, gpuforge's own rules always.
 
-Each problem is one line, ``path:line: message``. Rules (conda-smithy's):
-section order, sha256 on url sources (https only), a build number, a test
-section, license and license_file, a valid version, the selector format
+Each problem is one line, ``path:line: message``. The real `conda-smithy recipe-lint`
+(conda_smithy_lint, through gpuforge.recipes.conda_tools) is the authority on conda-smithy's
+rules; where it cannot be installed, gpuforge checks the subset that matters most itself
+(``smithy_subset``): section order, sha256 on url sources (https only), a build number, a
+test section, license and license_file, a valid version, the selector format
 ``  # [win]``, no selectors in noarch recipes. gpuforge's own: every
 requirement parses as a conda MatchSpec (py-rattler), bld.bat checks
 errorlevel after each command, pygpu and libgpuarray pinned together, theano's
@@ -13,6 +15,8 @@ the Windows CUDA/cuDNN limits, and a comment on every key of the matrix.
 from __future__ import annotations
 
 import re
+import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,7 @@ from rattler import MatchSpec, Version, VersionSpec
 from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError
 
 from gpuforge.errors import GpuforgeError
+from gpuforge.recipes.conda_tools import CondaTools
 from gpuforge.recipes.render import REQUIREMENT_SECTIONS, Recipe, Rendered, find_recipes, render_variants
 from gpuforge.recipes.selectors import PLATFORMS, selector_format_problems, selector_of
 from gpuforge.recipes.variants import VariantConfig, load_config, uncommented_keys
@@ -75,14 +80,15 @@ def _requirement(r: Rendered, section: str, name: str) -> tuple[str, int | None]
     return None
 
 
-def lint_text(recipe: Recipe, out: _Collector) -> None:
+def lint_text(recipe: Recipe, out: _Collector, smithy_subset: bool = True) -> None:
     """Rules on the recipe's own text (before rendering)."""
-    for line, message in selector_format_problems(recipe.text):
-        out.add(recipe.meta_path, line, message)
-    if re.search(r"^\s*noarch:", recipe.text, re.M):
-        for lineno, line in enumerate(recipe.text.splitlines(), 1):
-            if selector_of(line):
-                out.add(recipe.meta_path, lineno, "noarch recipes cannot use selectors")
+    if smithy_subset:
+        for line, message in selector_format_problems(recipe.text):
+            out.add(recipe.meta_path, line, message)
+        if re.search(r"^\s*noarch:", recipe.text, re.M):
+            for lineno, line in enumerate(recipe.text.splitlines(), 1):
+                if selector_of(line):
+                    out.add(recipe.meta_path, lineno, "noarch recipes cannot use selectors")
     for script in ("build.sh", "bld.bat"):
         if not (recipe.path / script).is_file():
             out.add(recipe.path, None, f"missing {script}")
@@ -112,8 +118,11 @@ def lint_bld_bat(path: Path, out: _Collector) -> None:
                                      "(cmd.exe carries on after a failed command)")
 
 
-def lint_rendered(r: Rendered, out: _Collector) -> None:
-    """conda-smithy's rules on one rendering."""
+def lint_rendered(r: Rendered, out: _Collector, smithy_subset: bool = True) -> None:
+    """conda-smithy's rules (the subset, unless the real linter runs) and valid specs, on one rendering."""
+    _lint_requirement_specs(r, out)
+    if not smithy_subset:
+        return
     path, doc, meta = r.recipe.meta_path, r.doc, r.meta
     order = [k for k in doc if k in SECTION_ORDER]
     for key in doc:
@@ -143,7 +152,6 @@ def lint_rendered(r: Rendered, out: _Collector) -> None:
     for key in ("home", "license", "license_file", "summary"):
         if not about.get(key):
             out.add(path, key_line(doc, "about") or 1, f"about: no {key}")
-    _lint_requirement_specs(r, out)
 
 
 def _lint_sources(r: Rendered, out: _Collector) -> None:
@@ -286,9 +294,12 @@ def _lint_theano_gpu_config(r: Rendered, versions: dict[str, str], theanos: list
                     f"{r.platform}: run needs theano's compiler ({', '.join(sorted(compilers))})")
 
 
-def lint(recipes_dir: Path, names: list[str] | None = None, config_path: Path | None = None
-         ) -> list[Problem]:
-    """Lint the recipes and the variant matrix; an empty list means clean."""
+def lint(recipes_dir: Path, names: list[str] | None = None, config_path: Path | None = None,
+         smithy_subset: bool = True) -> list[Problem]:
+    """Lint the recipes and the variant matrix; an empty list means clean.
+
+    ``smithy_subset=False`` leaves conda-smithy's rules to the real linter (conda_smithy_lint).
+    """
     recipes_dir = Path(recipes_dir)
     config_path = config_path or recipes_dir / "conda_build_config.yaml"
     out = _Collector()
@@ -303,16 +314,45 @@ def lint(recipes_dir: Path, names: list[str] | None = None, config_path: Path | 
         return sorted(out.problems)
     rendered: list[Rendered] = []
     for recipe in find_recipes(recipes_dir, names):
-        lint_text(recipe, out)
+        lint_text(recipe, out, smithy_subset)
         try:
             for platform in PLATFORMS:
                 rendered.extend(render_variants(recipe, configs[platform]))
         except GpuforgeError as exc:
             out.error(exc)
     for r in rendered:
-        lint_rendered(r, out)
+        lint_rendered(r, out, smithy_subset)
     lint_cross(rendered, configs, out)
     return sorted(out.problems)
+
+
+SMITHY_HEADER_RE = re.compile(r"^(?P<path>\S.*) (?:has some (?P<kind>lint|suggestions):|is in fine form)$")
+
+
+def conda_smithy_lint(recipes_dir: Path, tools: CondaTools, names: list[str] | None = None
+                      ) -> list[Problem]:
+    """The real `conda-smithy recipe-lint` of each recipe: one Problem per lint or suggestion.
+
+    A rule that does not fit these recipes is switched off in recipes/conda-forge.yml, with why.
+    """
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="gpuforge-smithy-") as work:
+        for recipe in find_recipes(recipes_dir, names):  # one at a time: a bad one stops the run
+            proc = subprocess.run([str(tools.smithy), "recipe-lint", str(recipe.path)],
+                                  capture_output=True, text=True, timeout=300, env=tools.env(Path(work)))
+            found, kind = [], None
+            for line in proc.stdout.splitlines():
+                if m := SMITHY_HEADER_RE.match(line):
+                    kind = m.group("kind")
+                elif line.startswith("  ") and kind:
+                    label = "conda-smithy" if kind == "lint" else "conda-smithy hint"
+                    found.append(Problem(str(recipe.meta_path), 0, f"{label}: {line.strip()}"))
+            if proc.returncode != 0 and not found:
+                last = (proc.stderr.strip().splitlines() or ["no output"])[-1].strip()
+                found.append(Problem(str(recipe.meta_path), 0,
+                                     f"conda-smithy recipe-lint failed (exit {proc.returncode}): {last}"))
+            problems += found
+    return problems
 
 
 def summarize(problems: list[Problem]) -> dict[str, Any]:
