@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError
+from gpuforge.recipes.conda_build import DEFAULT_CHANNELS
 from gpuforge.recipes.selectors import PLATFORMS
 
 
@@ -63,6 +64,25 @@ def cmd_recipes_lint(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def cmd_recipes_build(args: argparse.Namespace) -> int:
+    from gpuforge.recipes.conda_build import build
+    from gpuforge.recipes.conda_tools import conda_tools
+
+    tools = conda_tools()
+    prefixes = None if args.no_install_test else args.output_folder / "test-prefixes"
+    outcomes = build(args.recipes_dir, args.recipe or None, args.output_folder, tools,
+                     args.channel or list(DEFAULT_CHANNELS), test_prefixes=prefixes)
+    for outcome in outcomes:
+        for note in outcome.notes:
+            print(f"{outcome.recipe}: {note}")
+    built = sum(len(o.packages) for o in outcomes)
+    tested = sum(len(o.tested) for o in outcomes)
+    failed = [o.recipe for o in outcomes if o.failed]
+    print(f"{built} package(s) built into {args.output_folder}, {tested} installed and tested; "
+          + (f"failed: {', '.join(failed)}" if failed else "no failures"))
+    return 1 if failed else 0
+
+
 def cmd_recipes_build_local(args: argparse.Namespace) -> int:
     from gpuforge.recipes.build_local import BuildLocal
     from gpuforge.recipes.sources import default_cache_dir
@@ -100,6 +120,20 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                       help="run the real `conda-smithy recipe-lint` too (auto: where it can be "
                            "installed, gpuforge.recipes.conda_tools; require: fail without it)")
     lint.set_defaults(func=cmd_recipes_lint)
+
+    conda_build = recipes_cmds.add_parser(
+        "build", parents=[common],
+        help="build with the real conda-build; install and test the packages with py-rattler")
+    conda_build.add_argument("recipe", nargs="*", help="recipe names or folders (default: all)")
+    conda_build.add_argument("--output-folder", type=Path, default=Path("channel"),
+                             help="the local channel built into (default: channel)")
+    conda_build.add_argument("--channel", action="append",
+                             help="channel for build/host/run requirements (repeatable; default: "
+                                  + ", ".join(DEFAULT_CHANNELS) + "); an unreachable one is "
+                                  "skipped, and what needs it is not done, saying so")
+    conda_build.add_argument("--no-install-test", action="store_true",
+                             help="do not install the built packages into test prefixes")
+    conda_build.set_defaults(func=cmd_recipes_build)
 
     build = recipes_cmds.add_parser(
         "build-local", parents=[common],
