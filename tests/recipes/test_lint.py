@@ -22,6 +22,7 @@ def test_the_real_conda_smithy_findings_are_reported(conda_tools, recipes_copy):
     _break(recipes_copy, "theano/meta.yaml", "url: https://files.pythonhosted.org/packages/6b/97/"
            "bcd5654ba60f35f180931afabbd3b4c46c0379852f961c7a2819ff897f5d/",
            "url: https://pypi.io/packages/source/T/Theano/")
+    _break(recipes_copy, "v1/theano/recipe.yaml", "  license_file: LICENSE.txt\n", "")
     (recipes_copy / "conda-forge.yml").unlink()  # its lint_stdlib switch, with the reason
     problems = [str(p) for p in conda_smithy_lint(recipes_copy, conda_tools)]
     pygpu, theano = recipes_copy / "pygpu" / "meta.yaml", recipes_copy / "theano" / "meta.yaml"
@@ -29,6 +30,8 @@ def test_the_real_conda_smithy_findings_are_reported(conda_tools, recipes_copy):
            "archive_sha256 is not a valid subsection name." in problems
     assert f"{theano}: conda-smithy hint: PyPI default URL is now pypi.org, and not pypi.io. " \
            "You may want to update the default source url." in problems
+    assert f"{recipes_copy / 'v1' / 'theano' / 'recipe.yaml'}: conda-smithy: license_file entry is " \
+           "missing, but is required." in problems
     stdlib = {p.split(":")[0] for p in problems if 'requires adding a build dependence on `{{ stdlib("c") }}`' in p}
     assert stdlib == {str(recipes_copy / r / "meta.yaml")
                       for r in ("libgpuarray", "pygpu", "theano-gpu-config")}
@@ -129,7 +132,7 @@ def test_cli_lint_clean_exit_zero():
 
 def test_cli_broken_meta_yaml_is_one_line_not_a_traceback(recipes_copy):
     path = _break(recipes_copy, "pygpu/meta.yaml", "  number: 0\n", "  number: [0\n")
-    proc = run_cli("recipes", "lint", "--recipes-dir", str(recipes_copy))
+    proc = run_cli("recipes", "lint", "--recipes-dir", str(recipes_copy), "--conda-smithy", "skip")
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr
     bad = [ln for ln in proc.stdout.splitlines() if "invalid YAML" in ln]

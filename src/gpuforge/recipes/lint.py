@@ -331,14 +331,18 @@ SMITHY_HEADER_RE = re.compile(r"^(?P<path>\S.*) (?:has some (?P<kind>lint|sugges
 
 def conda_smithy_lint(recipes_dir: Path, tools: CondaTools, names: list[str] | None = None
                       ) -> list[Problem]:
-    """The real `conda-smithy recipe-lint` of each recipe: one Problem per lint or suggestion.
+    """The real `conda-smithy recipe-lint` of each recipe (meta.yaml, and recipes/v1/*/recipe.yaml):
+    one Problem per lint or suggestion.
 
     A rule that does not fit these recipes is switched off in recipes/conda-forge.yml, with why.
     """
+    recipe_files = [r.meta_path for r in find_recipes(recipes_dir, names)]
+    recipe_files += [p for p in sorted(Path(recipes_dir).glob("v1/*/recipe.yaml"))
+                     if not names or p.parent.name in names]  # rattler-build's format
     problems = []
     with tempfile.TemporaryDirectory(prefix="gpuforge-smithy-") as work:
-        for recipe in find_recipes(recipes_dir, names):  # one at a time: a bad one stops the run
-            proc = subprocess.run([str(tools.smithy), "recipe-lint", str(recipe.path)],
+        for recipe_file in recipe_files:  # one at a time: a bad one stops the run
+            proc = subprocess.run([str(tools.smithy), "recipe-lint", str(recipe_file.parent)],
                                   capture_output=True, text=True, timeout=300, env=tools.env(Path(work)))
             found, kind = [], None
             for line in proc.stdout.splitlines():
@@ -346,10 +350,10 @@ def conda_smithy_lint(recipes_dir: Path, tools: CondaTools, names: list[str] | N
                     kind = m.group("kind")
                 elif line.startswith("  ") and kind:
                     label = "conda-smithy" if kind == "lint" else "conda-smithy hint"
-                    found.append(Problem(str(recipe.meta_path), 0, f"{label}: {line.strip()}"))
+                    found.append(Problem(str(recipe_file), 0, f"{label}: {line.strip()}"))
             if proc.returncode != 0 and not found:
                 last = (proc.stderr.strip().splitlines() or ["no output"])[-1].strip()
-                found.append(Problem(str(recipe.meta_path), 0,
+                found.append(Problem(str(recipe_file), 0,
                                      f"conda-smithy recipe-lint failed (exit {proc.returncode}): {last}"))
             problems += found
     return problems
