@@ -329,6 +329,26 @@ def lint(recipes_dir: Path, names: list[str] | None = None, config_path: Path | 
 SMITHY_HEADER_RE = re.compile(r"^(?P<path>\S.*) (?:has some (?P<kind>lint|suggestions):|is in fine form)$")
 
 
+def _smithy_run(tools: CondaTools, recipe_files: list[Path], work: Path) -> tuple[list[Problem], set[str]]:
+    """One `conda-smithy recipe-lint` of these recipes: the problems, and the folders it reported."""
+    folders = {str(f.parent): f for f in recipe_files}
+    proc = subprocess.run([str(tools.smithy), "recipe-lint", *folders], capture_output=True,
+                          text=True, timeout=600, env=tools.env(work))
+    problems, reported, current, kind = [], set(), None, None
+    for line in proc.stdout.splitlines():
+        if m := SMITHY_HEADER_RE.match(line):
+            current, kind = m.group("path"), m.group("kind")
+            reported.add(current)
+        elif line.startswith("  ") and kind and current in folders:
+            label = "conda-smithy" if kind == "lint" else "conda-smithy hint"
+            problems.append(Problem(str(folders[current]), 0, f"{label}: {line.strip()}"))
+    if len(recipe_files) == 1 and not reported:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1].strip()
+        problems.append(Problem(str(recipe_files[0]), 0,
+                                f"conda-smithy recipe-lint failed (exit {proc.returncode}): {last}"))
+    return problems, reported
+
+
 def conda_smithy_lint(recipes_dir: Path, tools: CondaTools, names: list[str] | None = None
                       ) -> list[Problem]:
     """The real `conda-smithy recipe-lint` of each recipe (meta.yaml, and recipes/v1/*/recipe.yaml):
@@ -339,23 +359,11 @@ def conda_smithy_lint(recipes_dir: Path, tools: CondaTools, names: list[str] | N
     recipe_files = [r.meta_path for r in find_recipes(recipes_dir, names)]
     recipe_files += [p for p in sorted(Path(recipes_dir).glob("v1/*/recipe.yaml"))
                      if not names or p.parent.name in names]  # rattler-build's format
-    problems = []
     with tempfile.TemporaryDirectory(prefix="gpuforge-smithy-") as work:
-        for recipe_file in recipe_files:  # one at a time: a bad one stops the run
-            proc = subprocess.run([str(tools.smithy), "recipe-lint", str(recipe_file.parent)],
-                                  capture_output=True, text=True, timeout=300, env=tools.env(Path(work)))
-            found, kind = [], None
-            for line in proc.stdout.splitlines():
-                if m := SMITHY_HEADER_RE.match(line):
-                    kind = m.group("kind")
-                elif line.startswith("  ") and kind:
-                    label = "conda-smithy" if kind == "lint" else "conda-smithy hint"
-                    found.append(Problem(str(recipe_file), 0, f"{label}: {line.strip()}"))
-            if proc.returncode != 0 and not found:
-                last = (proc.stderr.strip().splitlines() or ["no output"])[-1].strip()
-                found.append(Problem(str(recipe_file), 0,
-                                     f"conda-smithy recipe-lint failed (exit {proc.returncode}): {last}"))
-            problems += found
+        problems, reported = _smithy_run(tools, recipe_files, Path(work))
+        for recipe_file in recipe_files:  # it stops at a recipe it cannot read: that one alone
+            if str(recipe_file.parent) not in reported:
+                problems += _smithy_run(tools, [recipe_file], Path(work))[0]
     return problems
 
 
