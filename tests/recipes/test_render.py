@@ -125,3 +125,12 @@ def test_broken_recipe_is_one_located_line(tmp_path, text, line, fragment):
     message = str(err.value)
     assert message.startswith(f"{tmp_path / 'meta.yaml'}:{line or ''}")
     assert fragment in message and "\n" not in message
+
+
+def test_pin_compatible_arguments_reach_the_pin_as_built():
+    """`pin_compatible('numpy', max_pin='x.x')` in tests/data/recipes/selector-forms."""
+    recipe = Recipe.load(RECIPES.parent / "tests" / "data" / "recipes" / "selector-forms")
+    first = render_variants(recipe, load_config(RECIPES / "conda_build_config.yaml", "linux-64"))[0]
+    assert first.requirements["run"][:2] == ["python", "numpy"]
+    assert first.run_as_built({"numpy": "1.16.6"})[:2] == ["python >=3.6,<3.7.0a0",
+                                                          "numpy >=1.16.6,<1.17.0a0"]
