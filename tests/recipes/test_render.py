@@ -34,7 +34,7 @@ def test_libgpuarray_toolchain_and_cuda_constraint(renders):
     assert win["build"] == ["vs2019_win-64", "cmake >=3.0,<4.0a0"]
     assert win["run"] == ["vc 14.*"]
     assert win["run_constrained"] == ["cudatoolkit >=8.0,<9.2"]
-    assert linux["build"] == ["gcc_linux-64 7.3.0", "cmake >=3.0,<4.0a0", "make"]
+    assert linux["build"] == ["gcc_linux-64 7.3.0.*", "cmake >=3.0,<4.0a0", "make"]  # conda-build's spec form
     assert "run" not in linux
     assert linux["run_constrained"] == ["cudatoolkit >=8.0,<11"]
 
@@ -46,9 +46,12 @@ def test_pygpu_pins_numpy_python_and_libgpuarray(renders, python, numpy):
     assert f"python {python}.*" in r.requirements["host"]
     assert f"numpy {numpy}.*" in r.requirements["host"]
     assert "cython >=0.25,<3" in r.requirements["host"]
+    # conda-build pins these from the solved host environment at build time: bare in its render.
+    assert r.requirements["run"][:2] == ["python", "numpy"]
     major, minor = python.split(".")
-    assert f"python >={python},<{major}.{int(minor) + 1}.0a0" in r.requirements["run"]
-    assert f"numpy >={numpy},<2.0a0" in r.requirements["run"]
+    assert r.run_as_built()[:2] == [f"python >={python},<{major}.{int(minor) + 1}.0a0",
+                                    f"numpy >={numpy},<2.0a0"]
+    assert r.run_as_built({"numpy": "1.16.6"})[1] == "numpy >=1.16.6,<2.0a0"
     for section in ("host", "run"):
         assert "libgpuarray ==0.7.6" in r.requirements[section]
         assert "vc 14.*" in r.requirements[section]
@@ -62,7 +65,7 @@ def test_theano_windows_runs_g_plus_plus_from_m2w64(renders):
         assert spec in run
     assert not any(s.startswith("gxx_") for s in run)
     linux_run = renders[("theano", "linux-64", "3.6")].requirements["run"]
-    assert "gxx_linux-64 7.3.0" in linux_run and "m2w64-toolchain" not in linux_run
+    assert "gxx_linux-64 7.3.0.*" in linux_run and "m2w64-toolchain" not in linux_run
     assert renders[("theano", "win-64", "3.6")].requirements["run_constrained"] == [
         "cudnn >=5.1,<8"]
     assert renders[("theano", "win-64", "3.6")].meta["test"]["files"] == ["test_exp.py"]
@@ -98,9 +101,21 @@ def test_undefined_name_on_an_unselected_line_is_fine(tmp_path):
     assert render_variants(recipe, config)[0].requirements == {}
 
 
+def test_selector_forms_and_undefined_names_as_conda_build(tmp_path):
+    """conda-build's rules (metadata.sel_pat, eval_selector); test_render_fidelity checks them
+    against conda-build itself on tests/data/recipes/selector-forms."""
+    recipe = _broken(tmp_path, "package:\n  name: x\n  version: 1\nrequirements:\n  run:\n"
+                               "    - a  # text [win]\n    - b [linux]\n    - c  # [linux] more words\n"
+                               "    - d  # [winn]\n    - e  # [not winn]\n    # f  # [linux]\n")
+    linux = render_variants(recipe, load_config(RECIPES / "conda_build_config.yaml", "linux-64"))
+    win = render_variants(recipe, load_config(RECIPES / "conda_build_config.yaml", "win-64"))
+    assert linux[0].requirements == {"run": ["b", "c", "e"]}
+    assert win[0].requirements == {"run": ["a", "e"]}
+
+
 @pytest.mark.parametrize(("text", "line", "fragment"), [
     ("package:\n  name: x\n{% if %}\n", 3, "Jinja2:"),
-    ("package:\n  name: x\n  version: 1  # [winn]\n", 3, "selector [winn]"),
+    ("package:\n  name: x\n  version: 1  # [win and]\n", 3, "selector [win and]"),
     ("package:\n  name: [x\n", None, "invalid YAML"),
 ])
 def test_broken_recipe_is_one_located_line(tmp_path, text, line, fragment):
@@ -110,3 +125,12 @@ def test_broken_recipe_is_one_located_line(tmp_path, text, line, fragment):
     message = str(err.value)
     assert message.startswith(f"{tmp_path / 'meta.yaml'}:{line or ''}")
     assert fragment in message and "\n" not in message
+
+
+def test_pin_compatible_arguments_reach_the_pin_as_built():
+    """`pin_compatible('numpy', max_pin='x.x')` in tests/data/recipes/selector-forms."""
+    recipe = Recipe.load(RECIPES.parent / "tests" / "data" / "recipes" / "selector-forms")
+    first = render_variants(recipe, load_config(RECIPES / "conda_build_config.yaml", "linux-64"))[0]
+    assert first.requirements["run"][:2] == ["python", "numpy"]
+    assert first.run_as_built({"numpy": "1.16.6"})[:2] == ["python >=3.6,<3.7.0a0",
+                                                          "numpy >=1.16.6,<1.17.0a0"]

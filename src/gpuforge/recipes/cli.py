@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError
+from gpuforge.recipes.conda_build import DEFAULT_CHANNELS
 from gpuforge.recipes.selectors import PLATFORMS
 
 
@@ -22,18 +23,37 @@ def cmd_recipes_render(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.as_json() for r in rendered], indent=2))
         return 0
+    pinned_at_build = False
     for r in rendered:
         print(r.label())
         for section, specs in r.requirements.items():
             print(f"  {section + ':':17}" + ", ".join(specs))
+        if (built := r.run_as_built()) != r.requirements.get("run", []):
+            pinned_at_build = True
+            print(f"  {'run as built:':17}" + ", ".join(built))
     print(f"{len(rendered)} renderings")
+    if pinned_at_build:
+        print("run as built: the pins conda-build adds from the host environment it solves; a "
+              "pin_compatible lower bound is the solved version (shown: the variant's)")
     return 0
 
 
 def cmd_recipes_lint(args: argparse.Namespace) -> int:
-    from gpuforge.recipes.lint import lint, summarize
+    from gpuforge.recipes.conda_tools import conda_tools
+    from gpuforge.recipes.lint import conda_smithy_lint, lint, summarize
 
-    problems = lint(args.recipes_dir, args.recipe or None)
+    tools = None
+    if args.conda_smithy != "skip":
+        try:
+            tools = conda_tools()
+        except GpuforgeError as exc:
+            if args.conda_smithy == "require":
+                raise
+            print(f"conda-smithy recipe-lint not run ({exc}): gpuforge checked its main rules",
+                  file=sys.stderr)
+    problems = lint(args.recipes_dir, args.recipe or None, smithy_subset=tools is None)
+    if tools is not None:
+        problems += conda_smithy_lint(args.recipes_dir, tools, args.recipe or None)
     if args.json:
         print(json.dumps(summarize(problems), indent=2))
     else:
@@ -42,6 +62,25 @@ def cmd_recipes_lint(args: argparse.Namespace) -> int:
         names = ", ".join(args.recipe) if args.recipe else "all recipes"
         print(f"{len(problems)} problem(s) in {names}" if problems else f"lint: {names} clean")
     return 1 if problems else 0
+
+
+def cmd_recipes_build(args: argparse.Namespace) -> int:
+    from gpuforge.recipes.conda_build import build
+    from gpuforge.recipes.conda_tools import conda_tools
+
+    tools = conda_tools()
+    prefixes = None if args.no_install_test else args.output_folder / "test-prefixes"
+    outcomes = build(args.recipes_dir, args.recipe or None, args.output_folder, tools,
+                     args.channel or list(DEFAULT_CHANNELS), test_prefixes=prefixes)
+    for outcome in outcomes:
+        for note in outcome.notes:
+            print(f"{outcome.recipe}: {note}")
+    built = sum(len(o.packages) for o in outcomes)
+    tested = sum(len(o.tested) for o in outcomes)
+    failed = [o.recipe for o in outcomes if o.failed]
+    print(f"{built} package(s) built into {args.output_folder}, {tested} installed and tested; "
+          + (f"failed: {', '.join(failed)}" if failed else "no failures"))
+    return 1 if failed else 0
 
 
 def cmd_recipes_build_local(args: argparse.Namespace) -> int:
@@ -77,7 +116,24 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                                    help="conda-smithy rules and cross-recipe pin checks")
     lint.add_argument("recipe", nargs="*", help="recipe names (default: all)")
     lint.add_argument("--json", action="store_true", help="print JSON")
+    lint.add_argument("--conda-smithy", choices=("auto", "require", "skip"), default="auto",
+                      help="run the real `conda-smithy recipe-lint` too (auto: where it can be "
+                           "installed, gpuforge.recipes.conda_tools; require: fail without it)")
     lint.set_defaults(func=cmd_recipes_lint)
+
+    conda_build = recipes_cmds.add_parser(
+        "build", parents=[common],
+        help="build with the real conda-build; install and test the packages with py-rattler")
+    conda_build.add_argument("recipe", nargs="*", help="recipe names or folders (default: all)")
+    conda_build.add_argument("--output-folder", type=Path, default=Path("channel"),
+                             help="the local channel built into (default: channel)")
+    conda_build.add_argument("--channel", action="append",
+                             help="channel for build/host/run requirements (repeatable; default: "
+                                  + ", ".join(DEFAULT_CHANNELS) + "); an unreachable one is "
+                                  "skipped, and what needs it is not done, saying so")
+    conda_build.add_argument("--no-install-test", action="store_true",
+                             help="do not install the built packages into test prefixes")
+    conda_build.set_defaults(func=cmd_recipes_build)
 
     build = recipes_cmds.add_parser(
         "build-local", parents=[common],

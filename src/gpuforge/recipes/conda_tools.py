@@ -13,6 +13,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +77,8 @@ def _from_vendor(vendor: Path, cache: Path) -> CondaTools:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one maker; others wait, then reuse
         if not (venv / COMPLETE).exists():
             shutil.rmtree(venv, ignore_errors=True)  # a half-made venv from an interrupted run
+            print(f"conda tools: making {venv} from {vendor} and PyPI (once, about a minute)",
+                  file=sys.stderr)
             proc = subprocess.run(["bash", str(vendor / "install.sh"), str(venv)],
                                   capture_output=True, text=True, timeout=900)
             if proc.returncode != 0:

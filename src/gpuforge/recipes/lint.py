@@ -1,8 +1,10 @@
-"""Recipe lint: the conda-smithy rules that matter here, plus the cross-recipe pins.
+"""Recipe lint: the real conda-smithy where it can run, gpuforge's own rules always.
 
-Each problem is one line, ``path:line: message``. Rules (conda-smithy's):
-section order, sha256 on url sources (https only), a build number, a test
-section, license and license_file, a valid version, the selector format
+Each problem is one line, ``path:line: message``. The real `conda-smithy recipe-lint`
+(conda_smithy_lint, through gpuforge.recipes.conda_tools) is the authority on conda-smithy's
+rules; where it cannot be installed, gpuforge checks the subset that matters most itself
+(``smithy_subset``): section order, sha256 on url sources (https only), a build number, a
+test section, license and license_file, a valid version, the selector format
 ``  # [win]``, no selectors in noarch recipes. gpuforge's own: every
 requirement parses as a conda MatchSpec (py-rattler), bld.bat checks
 errorlevel after each command, pygpu and libgpuarray pinned together, theano's
@@ -13,6 +15,8 @@ the Windows CUDA/cuDNN limits, and a comment on every key of the matrix.
 from __future__ import annotations
 
 import re
+import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,8 +25,9 @@ from rattler import MatchSpec, Version, VersionSpec
 from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError
 
 from gpuforge.errors import GpuforgeError
+from gpuforge.recipes.conda_tools import CondaTools
 from gpuforge.recipes.render import REQUIREMENT_SECTIONS, Recipe, Rendered, find_recipes, render_variants
-from gpuforge.recipes.selectors import PLATFORMS, SELECTOR_RE, selector_format_problems
+from gpuforge.recipes.selectors import PLATFORMS, selector_format_problems, selector_of
 from gpuforge.recipes.variants import VariantConfig, load_config, uncommented_keys
 from gpuforge.yamlio import item_line, key_line
 
@@ -75,14 +80,15 @@ def _requirement(r: Rendered, section: str, name: str) -> tuple[str, int | None]
     return None
 
 
-def lint_text(recipe: Recipe, out: _Collector) -> None:
+def lint_text(recipe: Recipe, out: _Collector, smithy_subset: bool = True) -> None:
     """Rules on the recipe's own text (before rendering)."""
-    for line, message in selector_format_problems(recipe.text):
-        out.add(recipe.meta_path, line, message)
-    if re.search(r"^\s*noarch:", recipe.text, re.M):
-        for lineno, line in enumerate(recipe.text.splitlines(), 1):
-            if SELECTOR_RE.match(line):
-                out.add(recipe.meta_path, lineno, "noarch recipes cannot use selectors")
+    if smithy_subset:
+        for line, message in selector_format_problems(recipe.text):
+            out.add(recipe.meta_path, line, message)
+        if re.search(r"^\s*noarch:", recipe.text, re.M):
+            for lineno, line in enumerate(recipe.text.splitlines(), 1):
+                if selector_of(line):
+                    out.add(recipe.meta_path, lineno, "noarch recipes cannot use selectors")
     for script in ("build.sh", "bld.bat"):
         if not (recipe.path / script).is_file():
             out.add(recipe.path, None, f"missing {script}")
@@ -112,8 +118,11 @@ def lint_bld_bat(path: Path, out: _Collector) -> None:
                                      "(cmd.exe carries on after a failed command)")
 
 
-def lint_rendered(r: Rendered, out: _Collector) -> None:
-    """conda-smithy's rules on one rendering."""
+def lint_rendered(r: Rendered, out: _Collector, smithy_subset: bool = True) -> None:
+    """conda-smithy's rules (the subset, unless the real linter runs) and valid specs, on one rendering."""
+    _lint_requirement_specs(r, out)
+    if not smithy_subset:
+        return
     path, doc, meta = r.recipe.meta_path, r.doc, r.meta
     order = [k for k in doc if k in SECTION_ORDER]
     for key in doc:
@@ -143,7 +152,6 @@ def lint_rendered(r: Rendered, out: _Collector) -> None:
     for key in ("home", "license", "license_file", "summary"):
         if not about.get(key):
             out.add(path, key_line(doc, "about") or 1, f"about: no {key}")
-    _lint_requirement_specs(r, out)
 
 
 def _lint_sources(r: Rendered, out: _Collector) -> None:
@@ -228,11 +236,12 @@ def _lint_theano(r: Rendered, versions: dict[str, str], config: VariantConfig, o
             Version("1.24")):
         out.add(path, numpy[1] if numpy else None,
                 "theano needs `numpy <1.24` in run (np.bool and friends are gone in 1.24)")
-    elif (value := r.variant.get("numpy")) and not VersionSpec(str(spec.version)).matches(
-            Version(value)):
-        out.add(config.path, config.lines.get("numpy"),
-                f"numpy {value} (python {r.variant.get('python')}) is outside theano's "
-                f"`{numpy[0]}`")
+    else:  # theano does not use the numpy key (conda-build: not in its variant): its zip partner
+        for v in config.expand({"python", "numpy"}):
+            if v.get("python") == r.variant.get("python") and "numpy" in v and not VersionSpec(
+                    str(spec.version)).matches(Version(v["numpy"])):
+                out.add(config.path, config.lines.get("numpy"),
+                        f"numpy {v['numpy']} (python {v['python']}) is outside theano's `{numpy[0]}`")
     python = r.variant.get("python")
     if python and Version(python) > Version(LAST_PYTHON_WITH_DISTUTILS):
         out.add(config.path, config.lines.get("python"),
@@ -285,9 +294,12 @@ def _lint_theano_gpu_config(r: Rendered, versions: dict[str, str], theanos: list
                     f"{r.platform}: run needs theano's compiler ({', '.join(sorted(compilers))})")
 
 
-def lint(recipes_dir: Path, names: list[str] | None = None, config_path: Path | None = None
-         ) -> list[Problem]:
-    """Lint the recipes and the variant matrix; an empty list means clean."""
+def lint(recipes_dir: Path, names: list[str] | None = None, config_path: Path | None = None,
+         smithy_subset: bool = True) -> list[Problem]:
+    """Lint the recipes and the variant matrix; an empty list means clean.
+
+    ``smithy_subset=False`` leaves conda-smithy's rules to the real linter (conda_smithy_lint).
+    """
     recipes_dir = Path(recipes_dir)
     config_path = config_path or recipes_dir / "conda_build_config.yaml"
     out = _Collector()
@@ -302,16 +314,57 @@ def lint(recipes_dir: Path, names: list[str] | None = None, config_path: Path | 
         return sorted(out.problems)
     rendered: list[Rendered] = []
     for recipe in find_recipes(recipes_dir, names):
-        lint_text(recipe, out)
+        lint_text(recipe, out, smithy_subset)
         try:
             for platform in PLATFORMS:
                 rendered.extend(render_variants(recipe, configs[platform]))
         except GpuforgeError as exc:
             out.error(exc)
     for r in rendered:
-        lint_rendered(r, out)
+        lint_rendered(r, out, smithy_subset)
     lint_cross(rendered, configs, out)
     return sorted(out.problems)
+
+
+SMITHY_HEADER_RE = re.compile(r"^(?P<path>\S.*) (?:has some (?P<kind>lint|suggestions):|is in fine form)$")
+
+
+def _smithy_run(tools: CondaTools, recipe_files: list[Path], work: Path) -> tuple[list[Problem], set[str]]:
+    """One `conda-smithy recipe-lint` of these recipes: the problems, and the folders it reported."""
+    folders = {str(f.parent): f for f in recipe_files}
+    proc = subprocess.run([str(tools.smithy), "recipe-lint", *folders], capture_output=True,
+                          text=True, timeout=600, env=tools.env(work))
+    problems, reported, current, kind = [], set(), None, None
+    for line in proc.stdout.splitlines():
+        if m := SMITHY_HEADER_RE.match(line):
+            current, kind = m.group("path"), m.group("kind")
+            reported.add(current)
+        elif line.startswith("  ") and kind and current in folders:
+            label = "conda-smithy" if kind == "lint" else "conda-smithy hint"
+            problems.append(Problem(str(folders[current]), 0, f"{label}: {line.strip()}"))
+    if len(recipe_files) == 1 and not reported:
+        last = (proc.stderr.strip().splitlines() or ["no output"])[-1].strip()
+        problems.append(Problem(str(recipe_files[0]), 0,
+                                f"conda-smithy recipe-lint failed (exit {proc.returncode}): {last}"))
+    return problems, reported
+
+
+def conda_smithy_lint(recipes_dir: Path, tools: CondaTools, names: list[str] | None = None
+                      ) -> list[Problem]:
+    """The real `conda-smithy recipe-lint` of each recipe (meta.yaml, and recipes/v1/*/recipe.yaml):
+    one Problem per lint or suggestion.
+
+    A rule that does not fit these recipes is switched off in recipes/conda-forge.yml, with why.
+    """
+    recipe_files = [r.meta_path for r in find_recipes(recipes_dir, names)]
+    recipe_files += [p for p in sorted(Path(recipes_dir).glob("v1/*/recipe.yaml"))
+                     if not names or p.parent.name in names]  # rattler-build's format
+    with tempfile.TemporaryDirectory(prefix="gpuforge-smithy-") as work:
+        problems, reported = _smithy_run(tools, recipe_files, Path(work))
+        for recipe_file in recipe_files:  # it stops at a recipe it cannot read: that one alone
+            if str(recipe_file.parent) not in reported:
+                problems += _smithy_run(tools, [recipe_file], Path(work))[0]
+    return problems
 
 
 def summarize(problems: list[Problem]) -> dict[str, Any]:

@@ -1,11 +1,13 @@
 """Render conda-build recipes (meta.yaml) for each variant, the way conda-build does.
 
-Order as in conda-build: Jinja2 first (with ``compiler()``, ``pin_compatible()``,
+Order as in conda-build: Jinja2 first (with ``compiler()``, ``stdlib()``, ``pin_compatible()``,
 ``environ``, ``PY_VER`` ... and the variant's keys), then line selectors, then
 YAML. Bare build/host requirements named like a variant key get that key's
-value (``numpy`` -> ``numpy 1.16.*``) and a bare run ``python`` is pinned to
-the build's minor version (conda-build's default ``pin_run_as_build``).
-Requirements added from the channel at build time (compilers' run_exports)
+value (``numpy`` -> ``numpy 1.16.*``). ``requirements`` is what conda-build renders
+with no channel (tests/recipes/test_render_fidelity.py holds it to conda-build's own render):
+``pin_compatible('numpy')`` and a run ``python`` stay bare there, because conda-build pins them
+from the versions solved into the host environment at build time; ``run_as_built()`` applies
+those pins. Requirements added from the channel at build time (compilers' run_exports)
 are not known without a solver and are not shown.
 """
 
@@ -21,7 +23,7 @@ import jinja2
 import jinja2.meta
 
 from gpuforge.errors import GpuforgeError
-from gpuforge.recipes.selectors import SELECTOR_RE, platform_namespace, select_lines, variant_namespace
+from gpuforge.recipes.selectors import platform_namespace, select_lines, selector_of, variant_namespace
 from gpuforge.recipes.variants import Variant, VariantConfig, load_config
 from gpuforge.yamlio import load_yaml
 
@@ -35,7 +37,9 @@ DEFAULT_COMPILERS = {
 }
 PLAIN_VERSION_RE = re.compile(r"^[0-9][0-9A-Za-z._]*$")
 BARE_REQUIREMENT_RE = re.compile(r"^\s*-\s*(?P<name>[A-Za-z0-9_.-]+)\s*(#.*)?$", re.M)
-JINJA_CALL_RE = re.compile(r"(?P<func>compiler|pin_compatible)\(\s*['\"](?P<arg>[\w.-]+)['\"]")
+JINJA_CALL_RE = re.compile(r"(?P<func>compiler|stdlib|pin_compatible)\(\s*['\"](?P<arg>[\w.-]+)['\"]")
+# conda-build's default pin_run_as_build for python (conda_build/variants.py DEFAULT_VARIANTS).
+PYTHON_RUN_PIN = ("x.x", "x.x")
 IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w*")
 UNDEFINED_MARK_RE = re.compile(r"\x00undefined:(?P<name>[^\x00]*)\x00")
 
@@ -82,14 +86,35 @@ class Rendered:
 
     recipe: Recipe
     platform: str
-    variant: Variant  # the keys this recipe uses, with their zip partners
+    variant: Variant  # the keys this recipe uses (conda-build's used variables)
     doc: Any  # the ruamel mapping, for line numbers
     meta: dict[str, Any]
     requirements: dict[str, list[str]] = field(default_factory=dict)
+    # pin_compatible(name, min_pin=..., ...) calls: their keyword arguments, by name
+    compatible_pins: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
         return str(self.meta.get("package", {}).get("name", self.recipe.name))
+
+    def run_as_built(self, solved: dict[str, str] | None = None) -> list[str]:
+        """The run requirements with the pins conda-build adds from the solved host environment.
+
+        A run ``python`` gets pin_run_as_build's ``x.x`` bounds (the variant's python is the
+        solved one's x.x); a ``pin_compatible(name)`` gets ``>=<solved version>``, the variant's
+        version where ``solved`` does not say (conda-build: the newest build of it on the channel).
+        """
+        solved = solved or {}
+        out = []
+        for spec in self.requirements.get("run", []):
+            version = solved.get(spec) or self.variant.get(spec)
+            if spec == "python" and version:
+                spec = f"python {pin_expression(version, *PYTHON_RUN_PIN)}"
+            elif spec in self.compatible_pins and version:
+                pin = dict(self.compatible_pins[spec])
+                spec = f"{spec} {version}" if pin.pop("exact") else f"{spec} {pin_expression(version, **pin)}"
+            out.append(spec)
+        return out
 
     @property
     def version(self) -> str:
@@ -107,6 +132,7 @@ class Rendered:
             "platform": self.platform,
             "variant": self.variant,
             "requirements": self.requirements,
+            "run_as_built": self.run_as_built(),
             "test": self.meta.get("test", {}),
         }
 
@@ -122,7 +148,7 @@ def _selected_on(expr: str, platform_ns: dict[str, Any]) -> bool:
 def _drop_unselected(text: str, platform_ns: dict[str, Any]) -> str:
     lines = []
     for line in text.splitlines():
-        sel = SELECTOR_RE.match(line)
+        sel = selector_of(line)
         lines.append("" if sel and not _selected_on(sel.group("expr"), platform_ns) else line)
     return "\n".join(lines)
 
@@ -139,12 +165,13 @@ def used_keys(recipe: Recipe, config: VariantConfig) -> set[str]:
     used |= names & keys
     platform_ns = platform_namespace(config.platform)
     for m in JINJA_CALL_RE.finditer(_drop_unselected(recipe.text, platform_ns)):
-        if m.group("func") == "compiler":
-            used |= {f"{m.group('arg')}_compiler", f"{m.group('arg')}_compiler_version"} & keys
+        if m.group("func") in ("compiler", "stdlib"):
+            component = f"{m.group('arg')}_{m.group('func')}"
+            used |= {component, f"{component}_version"} & keys
         else:
             used |= {m.group("arg")} & keys
     for line in recipe.text.splitlines():
-        sel = SELECTOR_RE.match(line)
+        sel = selector_of(line)
         if sel and not _selected_on(sel.group("expr"), platform_ns):
             continue  # e.g. `{{ compiler('cxx') }}  # [linux]` uses nothing on win-64
         if sel:
@@ -156,28 +183,32 @@ def used_keys(recipe: Recipe, config: VariantConfig) -> set[str]:
     return used
 
 
-def _jinja_context(platform: str, variant: Variant) -> dict[str, Any]:
-    def compiler(language: str) -> str:
-        name = variant.get(f"{language}_compiler") or DEFAULT_COMPILERS.get((language, platform))
-        if not name:
-            raise GpuforgeError(f"compiler({language!r}): no {language}_compiler for {platform}")
-        version = variant.get(f"{language}_compiler_version")
+def _jinja_context(platform: str, variant: Variant, pins: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def target(language: str, component: str, default: str) -> str:
+        """conda-build's jinja_context._target: ``<name>_<platform> <version>.*``."""
+        name = variant.get(f"{language}_{component}") or default
+        version = variant.get(f"{language}_{component}_version")
+        if version and PLAIN_VERSION_RE.match(version):
+            version += ".*"  # conda-build's ensure_valid_spec
         return f"{name}_{platform}" + (f" {version}" if version else "")
 
-    def pin_compatible(name: str, min_pin: str = "x.x.x.x.x.x", max_pin: str = "x",
-                       lower_bound: str | None = None, upper_bound: str | None = None,
-                       exact: bool = False) -> str:
-        version = variant.get(name)
-        if version is None:
-            raise GpuforgeError(f"pin_compatible({name!r}): {name} has no version in the variant")
-        if exact:
-            return f"{name} {version}"
-        return f"{name} {pin_expression(version, min_pin, max_pin, lower_bound, upper_bound)}"
+    def compiler(language: str) -> str:
+        return target(language, "compiler", DEFAULT_COMPILERS.get((language, platform), language))
+
+    def stdlib(language: str) -> str:
+        return target(language, "stdlib", language)
+
+    def pin_compatible(name: str, lower_bound: str | None = None, upper_bound: str | None = None,
+                       min_pin: str = "x.x.x.x.x.x", max_pin: str = "x", exact: bool = False) -> str:
+        pins[name] = dict(min_pin=min_pin, max_pin=max_pin, upper_bound=upper_bound, exact=exact,
+                          lower_bound=lower_bound)
+        return name  # bounds come from the solved host environment: run_as_built()
 
     python = variant.get("python", "")
     ctx: dict[str, Any] = dict(variant)
     ctx.update(
         compiler=compiler,
+        stdlib=stdlib,
         pin_compatible=pin_compatible,
         environ=dict(os.environ),
         os=os,
@@ -238,8 +269,6 @@ def _pin_requirements(meta: dict[str, Any], variant: Variant) -> dict[str, list[
             value = variant.get(spec)
             if section in ("build", "host") and value is not None:
                 spec = f"{spec} {value}.*" if PLAIN_VERSION_RE.match(value) else f"{spec} {value}"
-            elif section == "run" and spec == "python" and "python" in variant:
-                spec = f"python {pin_expression(variant['python'], 'x.x', 'x.x')}"
             specs.append(spec)
         if specs:
             out[section] = specs
@@ -251,8 +280,9 @@ def render(recipe: Recipe, platform: str, variant: Variant, full_variant: Varian
     """Render ``recipe`` for one platform and variant."""
     full = dict(full_variant or variant)
     env = jinja2.Environment(undefined=_MarkUndefined, keep_trailing_newline=True)
+    pins: dict[str, dict[str, Any]] = {}
     try:
-        text = env.from_string(recipe.text).render(_jinja_context(platform, full))
+        text = env.from_string(recipe.text).render(_jinja_context(platform, full, pins))
     except jinja2.TemplateSyntaxError as exc:
         raise GpuforgeError(f"Jinja2: {exc.message}", recipe.meta_path, exc.lineno) from None
     except GpuforgeError as exc:
@@ -271,18 +301,17 @@ def render(recipe: Recipe, platform: str, variant: Variant, full_variant: Varian
     if not isinstance(doc, dict):
         raise GpuforgeError("meta.yaml must be a mapping of sections", recipe.meta_path, 1)
     meta = _plain(doc)
-    return Rendered(recipe, platform, variant, doc, meta, _pin_requirements(meta, full))
+    return Rendered(recipe, platform, variant, doc, meta, _pin_requirements(meta, full), pins)
 
 
 def render_variants(recipe: Recipe, config: VariantConfig) -> list[Rendered]:
     """Every distinct rendering of ``recipe`` on ``config``'s platform."""
     keys = used_keys(recipe, config)
-    zipped = {k for group in config.groups(keys) for k in group}
     results, seen = [], set()
     for variant in config.expand(keys):
         defaults = {k: v[0] for k, v in config.values.items() if len(v) == 1}
         full = {**defaults, **variant}
-        shown = {k: v for k, v in full.items() if k in keys or k in zipped}
+        shown = {k: v for k, v in full.items() if k in keys}
         rendered = render(recipe, config.platform, shown, full)
         fingerprint = repr((rendered.meta, rendered.requirements))
         if fingerprint not in seen:

@@ -11,8 +11,32 @@ from gpuforge.errors import GpuforgeError
 
 PLATFORMS = ("linux-64", "win-64")
 
-# content, then `# [expr]` at the end of the line (conda-build's rule).
-SELECTOR_RE = re.compile(r"^(?P<content>.*?)(?P<space>\s*)#(?P<inner>\s*)\[(?P<expr>[^\[\]]+)\]\s*$")
+# conda-build's selector pattern (conda_build/metadata.py `sel_pat`, 26.7.1), on an rstripped line
+# that is not a comment: `- x  # [win]`, `- x  # any text [win]`, `- x  # [win] more words` and a
+# bare `- x [win]` (no `#`: the `]` must end the line) are all selector lines.
+SELECTOR_RE = re.compile(r"(?P<content>.+?)\s*(?P<comment>#.*)?\[(?P<expr>[^\[\]]+)\](?(comment)[^\(\)]*)$")
+# The one form conda-smithy accepts: content, two spaces, `# [expr]` ending the line.
+SELECTOR_FORMAT_RE = re.compile(r"^(?P<content>.*?)(?P<space>\s*)#(?P<inner>\s*)\[(?P<expr>[^\[\]]+)\]\s*$")
+NAME_ERROR_RE = re.compile(r"'(.+?)'")
+
+
+def selector_of(line: str) -> re.Match[str] | None:
+    """The selector match of a meta.yaml line, as conda-build finds it (comment lines have none)."""
+    line = line.rstrip()
+    if line.lstrip().startswith("#") or "[" not in line or "]" not in line:
+        return None
+    return SELECTOR_RE.match(line)
+
+
+def eval_selector(expr: str, namespace: Mapping[str, object]) -> bool:
+    """conda-build's evaluation: a name the namespace lacks is False (metadata.eval_selector)."""
+    try:
+        return bool(eval(expr.lstrip(), {"__builtins__": {}}, dict(namespace)))  # noqa: S307
+    except NameError as exc:
+        missing = NAME_ERROR_RE.search(str(exc))
+        if missing is None:
+            raise
+        return eval_selector(expr.replace(missing.group(1), "False"), namespace)
 
 
 def platform_namespace(platform: str) -> dict[str, object]:
@@ -67,16 +91,17 @@ def select_lines(text: str, namespace: Mapping[str, object], path: Path) -> str:
     """
     out = []
     for lineno, line in enumerate(text.splitlines(), start=1):
-        m = SELECTOR_RE.match(line)
+        m = selector_of(line)
         if not m:
             out.append(line)
             continue
         expr = m.group("expr")
         try:
-            keep = eval(expr, {"__builtins__": {}}, dict(namespace))  # noqa: S307 - conda's rule
+            keep = eval_selector(expr, namespace)
         except Exception as exc:  # noqa: BLE001 - any error in a selector is the user's
             raise GpuforgeError(f"selector [{expr}]: {exc}", path, lineno) from None
-        out.append(m.group("content") if keep else "")
+        quote = line.rstrip()[-1] if line.rstrip()[-1] in "'\"" else ""  # conda-build keeps it
+        out.append((m.group("content") + quote).rstrip() if keep else "")
     return "\n".join(out) + "\n"
 
 
@@ -84,7 +109,7 @@ def selector_format_problems(text: str) -> list[tuple[int, str]]:
     """Lines whose selector is not written ``<content>  # [expr]`` (conda-smithy's rule)."""
     problems = []
     for lineno, line in enumerate(text.splitlines(), start=1):
-        m = SELECTOR_RE.match(line)
+        m = SELECTOR_FORMAT_RE.match(line)
         if not m or not m.group("content").strip():
             continue
         if m.group("space") != "  " or m.group("inner") != " ":
