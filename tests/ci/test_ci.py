@@ -140,7 +140,8 @@ def test_every_tool_the_workflow_installs_has_an_exact_version_and_its_source():
     text = WORKFLOW.read_text()
     from gpuforge.yamlio import load_yaml
     env = load_yaml(text, WORKFLOW)["env"]
-    assert sorted(env) == ["CONDA_BUILD_VERSION", "HOST_PYTHON", "MINIFORGE_VERSION", "NOX_VERSION"]
+    assert sorted(env) == ["CONDA_BUILD_VERSION", "CONDA_SMITHY_VERSION", "HOST_PYTHON", "MINIFORGE_VERSION",
+                           "NOX_VERSION"]
     lines = text.splitlines()
     for key, value in env.items():
         assert re.fullmatch(r"\d+(\.\d+)+(-\d+)?", value), (key, value)
@@ -151,6 +152,8 @@ def test_every_tool_the_workflow_installs_has_an_exact_version_and_its_source():
             inputs = step.get("with", {})
             for key in ("python-version", "miniforge-version", "conda-build-version"):
                 assert inputs.get(key, "${{ env.").startswith("${{ env."), (key, inputs[key])
+            if "conda install" in step.get("run", ""):  # conda-smithy, the lint job's only conda package
+                assert step["run"].endswith('"conda-smithy==$CONDA_SMITHY_VERSION"'), step["run"]
             if "pip install" in step.get("run", ""):
                 packages = step["run"].split("pip install", 1)[1].split()
                 assert [p for p in packages if not p.startswith("-")] == [".", '"nox==$NOX_VERSION"']
