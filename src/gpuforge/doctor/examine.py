@@ -56,11 +56,23 @@ def parse_report(text: str, where: str) -> dict[str, Any]:
 
 def run_probe(python: str, timeout: float = 180, cwd: Path | None = None,
               env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run the probe under ``python`` (in ``cwd``, with ``env``) and return its facts."""
-    cmd = [python, str(PROBE), "--self", python, "--timeout", str(timeout)]
+    """Run the probe under ``python`` (in ``cwd``, with ``env``) and return its facts.
+
+    A Windows python.exe runs under Wine (its report comes back through a pipe: Wine's
+    Python cannot start with its stdout redirected into a file); the facts then say
+    which Wine prefix holds its drive C: (``wine_prefix``), for --fix to write there.
+    """
+    from gpuforge.smoke.targets import is_windows_python, python_command, script_path, wine_env, wine_prefix
+
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd, env=env,
-                              timeout=timeout + 60)
+        start = python_command(python)
+    except GpuforgeError as exc:
+        raise GpuforgeError(str(exc), python) from None
+    self_cmd = script_path(python, Path(python)) if is_windows_python(python) else python
+    cmd = [*start, script_path(python, PROBE), "--self", self_cmd, "--timeout", str(timeout)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd,
+                              env=wine_env(python, env), timeout=timeout + 60)
     except FileNotFoundError:
         raise GpuforgeError("no such interpreter", python) from None
     except (PermissionError, OSError) as exc:
@@ -70,7 +82,10 @@ def run_probe(python: str, timeout: float = 180, cwd: Path | None = None,
     if probe_mod.PROBE_MARK not in proc.stdout:
         tail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or ["no output"])[-1]
         raise GpuforgeError(f"the probe printed no report (exit {proc.returncode}): {tail[:200]}", python)
-    return parse_report(proc.stdout, python)
+    facts = parse_report(proc.stdout, python)
+    if is_windows_python(python):
+        facts["wine_prefix"] = str(wine_prefix(python))
+    return facts
 
 
 def default_python() -> str:
@@ -510,6 +525,16 @@ def pin_in_env_file(text: str, path: Path, package: str, spec: str) -> str | Non
     return "\n".join(lines) + "\n"
 
 
+def on_this_host(config: dict[str, Any], prefix: Path) -> dict[str, Any]:
+    """A Windows probe's config facts with each file named by its Linux path under Wine."""
+    from gpuforge.smoke.targets import linux_path
+
+    files = [dict(f, path=str(linux_path(f["path"], prefix))) for f in config.get("files") or []]
+    settings = {k: dict(v, file=str(linux_path(v["file"], prefix))) if v.get("file") else v
+                for k, v in (config.get("settings") or {}).items()}
+    return dict(config, files=files, settings=settings)
+
+
 def apply_fixes(findings: list[Finding], facts: dict[str, Any] | None, env_file: Path | None,
                 out: Callable[[str], None] = print) -> list[Path]:
     """Show each safe change as a diff, then write it (atomic, .bak backup). Returns files written."""
@@ -520,6 +545,8 @@ def apply_fixes(findings: list[Finding], facts: dict[str, Any] | None, env_file:
         if entry.get("error"):
             err = entry["error"]
             raise GpuforgeError(f"cannot fix: {err['message']}", entry["path"], err["line"])
+    if (facts or {}).get("wine_prefix"):  # a Windows Python under Wine: its files are here
+        config = on_this_host(config, Path(facts["wine_prefix"]))
     facts = dict(facts or {}, config=config)
     if "derived" not in facts:  # a pasted log: the local config is all there is
         derive(facts)
