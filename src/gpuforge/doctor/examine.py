@@ -84,7 +84,7 @@ def run_probe(python: str, timeout: float = 180, cwd: Path | None = None,
         raise GpuforgeError(f"the probe printed no report (exit {proc.returncode}): {tail[:200]}", python)
     facts = parse_report(proc.stdout, python)
     if is_windows_python(python):
-        facts["wine_prefix"] = str(wine_prefix(python))
+        facts["wine_prefix"] = str(wine_prefix(python, env))
     return facts
 
 
@@ -133,10 +133,28 @@ def derive(facts: dict[str, Any]) -> dict[str, Any]:
         derived["lock_held"] = (f"{lk['lock_dir']} is held by process {lk.get('pid')} on "
                                 f"{lk.get('host')}" + ("" if lk.get("alive") else " (liveness unknown)"))
     derived["env_mismatch"] = env_mismatch(lookup(facts, "path") or {})
+    if host_platform(facts) == "win":
+        derived["path_spaces_nonascii"] = odd_windows_path(facts, effective)
     shadows = lookup(facts, "cwd.shadows") or {}
     derived["shadow_other"] = [p for name, p in sorted(shadows.items()) if name != "torch"]
     facts["derived"] = derived
     return derived
+
+
+def odd_windows_path(facts: dict[str, Any], effective: dict[str, Any]) -> str | None:
+    """The first folder Theano compiles in (compiledir, TEMP, the user folder) whose Windows
+    path has a space or a non-ASCII character, and which characters."""
+    windows = facts.get("windows") or {}
+    folders = [("Theano's compiledir", effective.get("compiledir")),
+               ("base_compiledir", effective.get("base_compiledir") or lookup(facts, "compiledir.base")),
+               ("TEMP", windows.get("temp")), ("TMP", windows.get("tmp")),
+               ("the user folder (USERPROFILE)", windows.get("userprofile"))]
+    for label, path in folders:
+        odd = sorted({c for c in path or "" if c == " " or ord(c) > 127})
+        if odd:
+            shown = ", ".join("a space" if c == " " else f"non-ASCII {c!r}" for c in odd)
+            return f"{label} is {path} ({shown})"
+    return None
 
 
 def env_mismatch(path: dict[str, Any]) -> str | None:

@@ -223,13 +223,14 @@ def linux_path(path: str, prefix: Path) -> Path:
     return device / rest.lstrip("/")
 
 
-def wine_prefix(python: str | Path) -> Path:
+def wine_prefix(python: str | Path, env: dict[str, str] | None = None) -> Path:
     """The Wine prefix a Windows python.exe runs in, never the user's ~/.wine:
     ``$GPUFORGE_WINEPREFIX``, else the prefix made with its environment (the windows
     target's ``wineprefix/``, whose ``C:\\users`` is that environment's Windows home),
     else one under the gpuforge cache."""
-    if os.environ.get("GPUFORGE_WINEPREFIX"):
-        return Path(os.environ["GPUFORGE_WINEPREFIX"])
+    chosen = (os.environ if env is None else env).get("GPUFORGE_WINEPREFIX")
+    if chosen:
+        return Path(chosen)
     own = Path(python).parent / "wineprefix"
     return own if own.is_dir() else default_cache_dir() / "wine" / "prefix"
 
@@ -257,7 +258,7 @@ def wine_env(python: str | Path, env: dict[str, str] | None) -> dict[str, str] |
     if not is_windows_python(python):
         return env
     env = dict(os.environ if env is None else env)
-    env["WINEPREFIX"] = str(wine_prefix(python))
+    env["WINEPREFIX"] = str(wine_prefix(python, env))
     env["WINEDEBUG"] = "-all"
     return env
 
