@@ -44,6 +44,11 @@ def test_windows_target_runs_theano_on_the_windows_cpython(tmp_path):
     assert exp["executable"].startswith("Z:\\") and exp["executable"].endswith("\\python.exe")
     assert exp["python"] == "3.8.10" and exp["bits"] == 64
     assert exp["theano"] == "1.0.5" and exp["cxx"] == "" and exp["used"] == "cpu"
+    # the Windows home of the target's own Wine prefix: both config files, Windows compiledir
+    home = exp["config_files"][0].rsplit("/", 1)[0]
+    assert home.startswith("C:\\users\\")
+    assert exp["config_files"] == [f"{home}/.theanorc", f"{home}/.theanorc.txt"]
+    assert exp["compiledir"].startswith(f"{home}\\AppData\\Local\\Theano\\compiledir_Windows-")
     # Theano's Windows-only warning, from the real configdefaults.py on win32
     assert any("g++ not available, if using conda: `conda install m2w64-toolchain`" in line
                for line in exp["stderr_tail"])

@@ -55,7 +55,9 @@ def theano_device():
     import theano
     info = {"theano": theano.__version__, "requested_device": theano.config.device,
             "floatX": theano.config.floatX, "cxx": theano.config.cxx, "devname": None,
-            "context_kind": None}
+            "context_kind": None, "platform": sys.platform, "compiledir": theano.config.compiledir,
+            # the files Theano reads (~/.theanorc, and ~/.theanorc.txt on Windows) or THEANORC's
+            "config_files": list(getattr(theano.configparser, "config_files", []))}
     try:
         import theano.gpuarray
         if theano.gpuarray.pygpu_activated:
