@@ -314,7 +314,7 @@ def check_compiler(opts):
     import theano
     info = {"cxx": theano.config.cxx, "platform": sys.platform}
     if theano.config.cxx:
-        return dict(info, status="pass")
+        return dict(info, status="pass", reason="Theano compiles with %s" % theano.config.cxx)
     if wants_gpu(opts["device"] or ""):
         return dict(info, status="fail", reason="device=%s needs a C++ compiler for its GPU ops and "
                     "Theano found none (cxx is empty)" % opts["device"])

@@ -207,12 +207,14 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
         return result
     scratch = tenv.root / "scratch"
     scratch.mkdir(exist_ok=True)
-    say(f"[{target.name}] checks: {', '.join(CHECKS)}"
+    say(f"[{target.name}] checks: {', '.join(CHECKS)}, and the import tests beside them"
         + (" (first run: Theano compiles its ops)" if tenv.created else ""))
-    result.checks = run_checks(str(tenv.python), tenv.env(), CHECKS, _check_args(target, settings),
-                               cwd=scratch)
-    say(f"[{target.name}] import tests")
-    result.import_tests = import_tests(tenv, scratch)
+    # beside the checks: each is mostly a process start (seconds under Wine), not CPU work
+    with ThreadPoolExecutor(1) as pool:
+        imports = pool.submit(import_tests, tenv, scratch)
+        result.checks = run_checks(str(tenv.python), tenv.env(), CHECKS, _check_args(target, settings),
+                                   cwd=scratch)
+        result.import_tests = imports.result()
     return conclude(result, start, note)
 
 
