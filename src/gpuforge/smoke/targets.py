@@ -38,7 +38,9 @@ from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.sources import Source, default_cache_dir, fetch
 
 APT = "apt-get install -y $(grep -v '^#' ci/apt-packages.txt)  (as root)"
-WINE = Path("/usr/lib/wine/wine64")  # Debian's wine64 (ci/apt-packages.txt)
+# Debian's wine64 (ci/apt-packages.txt) keeps its loader here, off PATH; elsewhere wine64 or wine
+WINE = next((Path(p) for p in ("/usr/lib/wine/wine64", shutil.which("wine64"), shutil.which("wine"))
+             if p and Path(p).is_file()), Path("/usr/lib/wine/wine64"))
 WINE_INSTALL = "`apt-get install -y --no-install-recommends wine64` (as root; ci/apt-packages.txt)"
 CONDA_TOOLS = ("micromamba", "mamba", "conda")
 READY_MARK = ".gpuforge-ready"
