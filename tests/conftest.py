@@ -98,3 +98,44 @@ def theano_env(home: Path, cache: Path | None = None, **extra: str) -> dict[str,
     env["HOME"] = str(home)
     env.update(extra)
     return env
+
+
+# --- a real Windows CPython under Wine (the windows target's environment) -------------------
+
+@pytest.fixture(scope="session")
+def windows_env():
+    """gpu_smoke's windows target: python.org's Windows CPython 3.8 + numpy, scipy, Theano 1.0.5,
+    made once in the gpuforge cache (the downloads are pinned and sha256-checked)."""
+    from gpuforge.errors import GpuforgeError
+    from gpuforge.smoke.targets import WINDOWS, ensure_env, missing_needs
+
+    missing = missing_needs(WINDOWS)
+    if missing:
+        pytest.skip(f"the Windows CPython runs under Wine: {missing[0]}")
+    try:
+        return ensure_env(WINDOWS, say=lambda _message: None)
+    except GpuforgeError as exc:
+        pytest.skip(f"the windows target could not be made here ({exc}); its files come from "
+                    "files.pythonhosted.org: run where PyPI is reachable")
+
+
+# Wine sets USERPROFILE, TEMP, LOCALAPPDATA and PATH of a process it starts from Linux itself;
+# a parent Windows Python sets them for its child, as a Windows shell would.
+WINDOWS_LAUNCH = ("import json, os, subprocess, sys; os.environ.update(json.loads(sys.argv[1])); "
+                  "sys.exit(subprocess.call(sys.argv[2:]))")
+
+
+def run_windows(python: str | Path, *args: str, cwd: Path | None = None, windows_env: dict | None = None,
+                env: dict | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
+    """Run the Windows ``python`` under Wine (stdout and stderr through pipes: Wine's Python
+    cannot start with them redirected into files); ``windows_env`` is set inside Windows."""
+    import json
+
+    from gpuforge.smoke.targets import python_command, windows_path, wine_env
+
+    cmd = [*python_command(python), *args]
+    if windows_env:
+        cmd = [*python_command(python), "-c", WINDOWS_LAUNCH, json.dumps(windows_env),
+               windows_path(python), *args]
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, errors="replace",
+                          env=wine_env(python, env), timeout=timeout)

@@ -47,10 +47,12 @@ def test_recorded_log_names_its_failure_first(path: Path) -> None:
 
 
 def test_every_catalog_entry_has_a_test() -> None:
-    """An entry is covered by a recorded log here or by a live reproduction (test_doctor_live)."""
+    """An entry is covered by a recorded log here or by a live reproduction (test_doctor_live,
+    test_windows_doctor)."""
     from test_doctor_live import REPRODUCED
+    from test_windows_doctor import REPRODUCED_ON_WINDOWS
 
-    covered = {read_case(p)[0]["expect"] for p in CASES} | set(REPRODUCED)
+    covered = {read_case(p)[0]["expect"] for p in CASES} | set(REPRODUCED) | REPRODUCED_ON_WINDOWS
     missing = sorted(e.id for e in load_catalog() if e.id not in covered)
     assert not missing, f"catalog entries without a test: {missing}"
 

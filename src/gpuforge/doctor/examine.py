@@ -56,11 +56,23 @@ def parse_report(text: str, where: str) -> dict[str, Any]:
 
 def run_probe(python: str, timeout: float = 180, cwd: Path | None = None,
               env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run the probe under ``python`` (in ``cwd``, with ``env``) and return its facts."""
-    cmd = [python, str(PROBE), "--self", python, "--timeout", str(timeout)]
+    """Run the probe under ``python`` (in ``cwd``, with ``env``) and return its facts.
+
+    A Windows python.exe runs under Wine (its report comes back through a pipe: Wine's
+    Python cannot start with its stdout redirected into a file); the facts then say
+    which Wine prefix holds its drive C: (``wine_prefix``), for --fix to write there.
+    """
+    from gpuforge.smoke.targets import is_windows_python, python_command, script_path, wine_env, wine_prefix
+
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd, env=env,
-                              timeout=timeout + 60)
+        start = python_command(python)
+    except GpuforgeError as exc:
+        raise GpuforgeError(str(exc), python) from None
+    self_cmd = script_path(python, Path(python)) if is_windows_python(python) else python
+    cmd = [*start, script_path(python, PROBE), "--self", self_cmd, "--timeout", str(timeout)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd,
+                              env=wine_env(python, env), timeout=timeout + 60)
     except FileNotFoundError:
         raise GpuforgeError("no such interpreter", python) from None
     except (PermissionError, OSError) as exc:
@@ -70,7 +82,10 @@ def run_probe(python: str, timeout: float = 180, cwd: Path | None = None,
     if probe_mod.PROBE_MARK not in proc.stdout:
         tail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or ["no output"])[-1]
         raise GpuforgeError(f"the probe printed no report (exit {proc.returncode}): {tail[:200]}", python)
-    return parse_report(proc.stdout, python)
+    facts = parse_report(proc.stdout, python)
+    if is_windows_python(python):
+        facts["wine_prefix"] = str(wine_prefix(python, env))
+    return facts
 
 
 def default_python() -> str:
@@ -118,10 +133,28 @@ def derive(facts: dict[str, Any]) -> dict[str, Any]:
         derived["lock_held"] = (f"{lk['lock_dir']} is held by process {lk.get('pid')} on "
                                 f"{lk.get('host')}" + ("" if lk.get("alive") else " (liveness unknown)"))
     derived["env_mismatch"] = env_mismatch(lookup(facts, "path") or {})
+    if host_platform(facts) == "win":
+        derived["path_spaces_nonascii"] = odd_windows_path(facts, effective)
     shadows = lookup(facts, "cwd.shadows") or {}
     derived["shadow_other"] = [p for name, p in sorted(shadows.items()) if name != "torch"]
     facts["derived"] = derived
     return derived
+
+
+def odd_windows_path(facts: dict[str, Any], effective: dict[str, Any]) -> str | None:
+    """The first folder Theano compiles in (compiledir, TEMP, the user folder) whose Windows
+    path has a space or a non-ASCII character, and which characters."""
+    windows = facts.get("windows") or {}
+    folders = [("Theano's compiledir", effective.get("compiledir")),
+               ("base_compiledir", effective.get("base_compiledir") or lookup(facts, "compiledir.base")),
+               ("TEMP", windows.get("temp")), ("TMP", windows.get("tmp")),
+               ("the user folder (USERPROFILE)", windows.get("userprofile"))]
+    for label, path in folders:
+        odd = sorted({c for c in path or "" if c == " " or ord(c) > 127})
+        if odd:
+            shown = ", ".join("a space" if c == " " else f"non-ASCII {c!r}" for c in odd)
+            return f"{label} is {path} ({shown})"
+    return None
 
 
 def env_mismatch(path: dict[str, Any]) -> str | None:
@@ -510,6 +543,16 @@ def pin_in_env_file(text: str, path: Path, package: str, spec: str) -> str | Non
     return "\n".join(lines) + "\n"
 
 
+def on_this_host(config: dict[str, Any], prefix: Path) -> dict[str, Any]:
+    """A Windows probe's config facts with each file named by its Linux path under Wine."""
+    from gpuforge.smoke.targets import linux_path
+
+    files = [dict(f, path=str(linux_path(f["path"], prefix))) for f in config.get("files") or []]
+    settings = {k: dict(v, file=str(linux_path(v["file"], prefix))) if v.get("file") else v
+                for k, v in (config.get("settings") or {}).items()}
+    return dict(config, files=files, settings=settings)
+
+
 def apply_fixes(findings: list[Finding], facts: dict[str, Any] | None, env_file: Path | None,
                 out: Callable[[str], None] = print) -> list[Path]:
     """Show each safe change as a diff, then write it (atomic, .bak backup). Returns files written."""
@@ -520,6 +563,8 @@ def apply_fixes(findings: list[Finding], facts: dict[str, Any] | None, env_file:
         if entry.get("error"):
             err = entry["error"]
             raise GpuforgeError(f"cannot fix: {err['message']}", entry["path"], err["line"])
+    if (facts or {}).get("wine_prefix"):  # a Windows Python under Wine: its files are here
+        config = on_this_host(config, Path(facts["wine_prefix"]))
     facts = dict(facts or {}, config=config)
     if "derived" not in facts:  # a pasted log: the local config is all there is
         derive(facts)

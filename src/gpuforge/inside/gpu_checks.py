@@ -3,7 +3,7 @@
     python gpu_checks.py CHECK [CHECK ...] [--device DEV] [--iters N] [--steps N]
                          [--require-cuda] [--module NAME]
 
-CHECK is one of exp, transfer, logreg, pygpu, cudnn, torch, mxnet, shadow;
+CHECK is one of exp, transfer, logreg, compiler, driver, pygpu, cudnn, torch, mxnet, shadow;
 several run in one process (Theano is imported once). Each prints its result
 as one JSON object on a line starting with RESULT_MARK, whatever happens: a
 failure is data (exception type, message, traceback tail), never a crash.
@@ -55,7 +55,9 @@ def theano_device():
     import theano
     info = {"theano": theano.__version__, "requested_device": theano.config.device,
             "floatX": theano.config.floatX, "cxx": theano.config.cxx, "devname": None,
-            "context_kind": None}
+            "context_kind": None, "platform": sys.platform, "compiledir": theano.config.compiledir,
+            # the files Theano reads (~/.theanorc, and ~/.theanorc.txt on Windows) or THEANORC's
+            "config_files": list(getattr(theano.configparser, "config_files", []))}
     try:
         import theano.gpuarray
         if theano.gpuarray.pygpu_activated:
@@ -306,6 +308,36 @@ def check_cudnn(opts):
     return info
 
 
+def check_compiler(opts):
+    """Theano's C++ compiler: without one Theano runs its Python implementations (and no
+    GPU op can be built)."""
+    import theano
+    info = {"cxx": theano.config.cxx, "platform": sys.platform}
+    if theano.config.cxx:
+        return dict(info, status="pass", reason="Theano compiles with %s" % theano.config.cxx)
+    if wants_gpu(opts["device"] or ""):
+        return dict(info, status="fail", reason="device=%s needs a C++ compiler for its GPU ops and "
+                    "Theano found none (cxx is empty)" % opts["device"])
+    where = "on this Windows" if sys.platform == "win32" else "here"
+    raise Skip("no g++ %s: Theano runs its Python implementations (cxx is empty)" % where)
+
+
+def check_driver(opts):
+    """The NVIDIA driver as libgpuarray loads it (nvcuda.dll / libcuda.so.1), through ctypes."""
+    import ctypes
+    name = "nvcuda.dll" if sys.platform == "win32" else "libcuda.so.1"
+    try:
+        lib = ctypes.CDLL(name)
+    except OSError as exc:
+        if opts["require_cuda"]:
+            return {"library": name, "status": "fail", "reason": "%s does not load: %s" % (name, exc)}
+        raise Skip("no NVIDIA driver: %s" % exc)
+    version = ctypes.c_int(0)
+    lib.cuDriverGetVersion(ctypes.byref(version))
+    return {"library": name, "status": "pass",
+            "cuda_version": "%d.%d" % (version.value // 1000, version.value % 1000 // 10)}
+
+
 def check_torch(opts):
     """PyTorch: import, CUDA availability, a matmul on the GPU vs the CPU."""
     try:
@@ -411,6 +443,7 @@ def require_theano():
 
 THEANO_CHECKS = ("exp", "transfer", "logreg", "cudnn")
 CHECKS = {"exp": check_exp, "transfer": check_transfer, "logreg": check_logreg,
+          "compiler": check_compiler, "driver": check_driver,
           "pygpu": check_pygpu, "cudnn": check_cudnn, "torch": check_torch,
           "mxnet": check_mxnet, "shadow": check_shadow}
 

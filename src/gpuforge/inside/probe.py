@@ -671,6 +671,9 @@ def probe(self_cmd, timeout):
                      "machine": platform.machine(), "release": platform.release(),
                      "hostname": socket.gethostname()}}
     facts["path"] = safe(path_facts)
+    if WIN:  # the folders Windows gives a user: Theano's compiledir and g++'s temp files live there
+        facts["windows"] = dict((name.lower(), os.environ.get(name)) for name in
+                                ("USERPROFILE", "TEMP", "TMP", "LOCALAPPDATA", "APPDATA"))
     config = safe(config_facts)
     facts["config"] = config
     if "probe_error" in config:

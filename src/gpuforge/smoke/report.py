@@ -36,8 +36,10 @@ def _check_summary(check: dict[str, Any]) -> str:
         return check.get("reason", "")
     if name == "exp":
         dev = check.get("devname") or check.get("requested_device")
+        where = (f"; {check['platform']}: compiledir {check.get('compiledir')}, reads "
+                 f"{', '.join(check.get('config_files') or [])}") if check.get("platform") == "win32" else ""
         return (f"{check['used']} ({dev}) {check['loop_seconds']:.2f}s vs numpy "
-                f"{check['numpy_seconds']:.2f}s; seed check says {check['seed_check_says']!r}")
+                f"{check['numpy_seconds']:.2f}s; seed check says {check['seed_check_says']!r}{where}")
     if name == "transfer":
         return (f"kept on device {check['kept_on_device_seconds']:.3f}s, "
                 f"copied back {check['copied_back_seconds']:.3f}s")

@@ -20,11 +20,21 @@ from typing import Any
 
 from gpuforge.doctor import catalog
 from gpuforge.errors import GpuforgeError
-from gpuforge.smoke.targets import NEEDS, Interpreter, Target, TargetEnv, ensure_env, missing_needs
+from gpuforge.smoke.targets import (
+    NEEDS,
+    Interpreter,
+    Target,
+    TargetEnv,
+    ensure_env,
+    missing_needs,
+    python_command,
+    script_path,
+    wine_env,
+)
 
 CHECKS_SCRIPT = Path(__file__).parent.parent / "inside" / "gpu_checks.py"
 RESULT_MARK = "GPUFORGE_RESULT "
-CHECKS = ("exp", "transfer", "logreg", "pygpu", "cudnn", "torch", "mxnet")
+CHECKS = ("exp", "transfer", "logreg", "compiler", "driver", "pygpu", "cudnn", "torch", "mxnet")
 # A user script called torch.py, and a PyTorch source checkout (seed 001's two cases).
 TORCH_PY = "import torch\nprint(torch.rand(2))\n"
 TORCH_SOURCE_INIT = "from torch._C import *  # noqa: the first line of torch/__init__.py\n"
@@ -56,9 +66,9 @@ def name_failure(text: str) -> list[dict[str, str]]:
 def run_checks(python: str, env: dict[str, str], checks: tuple[str, ...], args: list[str],
                cwd: Path, timeout: float = 600) -> list[dict[str, Any]]:
     """Run the checks in one process of ``python``; a crash fails the checks it left."""
-    cmd = [python, str(CHECKS_SCRIPT), *checks, *args]
+    cmd = [*python_command(python), script_path(python, CHECKS_SCRIPT), *checks, *args]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd,
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=wine_env(python, env), cwd=cwd,
                               timeout=timeout, errors="replace")
         stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
     except subprocess.TimeoutExpired as exc:
@@ -91,7 +101,8 @@ def failure_text(result: dict[str, Any]) -> str:
 
 
 def _check_args(target: Target, settings: Settings) -> list[str]:
-    args = ["--device", target.device, "--iters", str(settings.iters), "--steps", str(settings.steps)]
+    args = ["--device", target.device, "--iters", str(target.iters or settings.iters),
+            "--steps", str(target.steps or settings.steps)]
     return args + (["--require-cuda"] if target.require_cuda else [])
 
 
@@ -99,15 +110,23 @@ def import_tests(tenv: TargetEnv, scratch: Path) -> list[dict[str, Any]]:
     """The known failure modes, provoked for real in a scratch directory and named."""
     tests = []
     python, env = str(tenv.python), tenv.env()
-    for case, files in (("torch.py shadows torch", {"torch.py": TORCH_PY}),
-                        ("torch/ source tree shadows torch", {"torch/__init__.py": TORCH_SOURCE_INIT})):
+    cases = (("torch.py shadows torch", {"torch.py": TORCH_PY}),
+             ("torch/ source tree shadows torch", {"torch/__init__.py": TORCH_SOURCE_INIT}))
+    jobs = []
+    for case, files in cases:
         folder = scratch / case.split()[0].replace("/", "-dir").replace(".", "-")
         if folder.exists():
             shutil.rmtree(folder)
         for rel, text in files.items():
             (folder / rel).parent.mkdir(parents=True, exist_ok=True)
             (folder / rel).write_text(text, encoding="utf-8")
-        result = run_checks(python, env, ("shadow",), ["--module", "torch"], cwd=folder)[0]
+        jobs.append((("shadow",), ["--module", "torch"], folder))
+    if not tenv.target.require_cuda:
+        jobs.append((("pygpu",), ["--device", "cuda"], scratch))
+    # at once: each is a process start (seconds under Wine), not CPU work
+    with ThreadPoolExecutor(len(jobs)) as pool:
+        results = list(pool.map(lambda job: run_checks(python, env, *job)[0], jobs))
+    for (case, _), result in zip(cases, results[:len(cases)], strict=True):
         text = failure_text(result)
         named = [f["id"] for f in name_failure(text)] if result.get("error") else []
         detected = bool(result.get("shadowed"))
@@ -124,7 +143,7 @@ def import_tests(tenv: TargetEnv, scratch: Path) -> list[dict[str, Any]]:
         tests.append({"name": "pygpu init without a driver", "status": "skip",
                       "reason": "this target has an NVIDIA driver: nothing to provoke"})
     else:
-        result = run_checks(python, env, ("pygpu",), ["--device", "cuda"], cwd=scratch)[0]
+        result = results[-1]
         if result["status"] == "skip":
             tests.append({"name": "pygpu init without a driver", "status": "skip",
                           "reason": result.get("reason", "")})
@@ -190,12 +209,14 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
         return result
     scratch = tenv.root / "scratch"
     scratch.mkdir(exist_ok=True)
-    say(f"[{target.name}] checks: {', '.join(CHECKS)}"
+    say(f"[{target.name}] checks: {', '.join(CHECKS)}, and the import tests beside them"
         + (" (first run: Theano compiles its ops)" if tenv.created else ""))
-    result.checks = run_checks(str(tenv.python), tenv.env(), CHECKS, _check_args(target, settings),
-                               cwd=scratch)
-    say(f"[{target.name}] import tests")
-    result.import_tests = import_tests(tenv, scratch)
+    # beside the checks: each is mostly a process start (seconds under Wine), not CPU work
+    with ThreadPoolExecutor(1) as pool:
+        imports = pool.submit(import_tests, tenv, scratch)
+        result.checks = run_checks(str(tenv.python), tenv.env(), CHECKS, _check_args(target, settings),
+                                   cwd=scratch)
+        result.import_tests = imports.result()
     return conclude(result, start, note)
 
 

