@@ -17,6 +17,8 @@ def test_windows_target_pins_the_theano_sdist_of_the_recipe():
     meta = (ROOT / "recipes" / "theano" / "meta.yaml").read_text()
     assert re.search(r'set sha256 = "([0-9a-f]{64})"', meta).group(1) == THEANO_SDIST.sha256
     assert re.search(r'set version = "([^"]+)"', meta).group(1) in THEANO_SDIST.url
+    url = re.search(r"^  url: (.+)$", meta, re.M).group(1)
+    assert url.replace("{{ name }}", "Theano").replace("{{ version }}", "1.0.5") == THEANO_SDIST.url
     assert all(d.url.startswith("https://") and len(d.sha256) == 64 for d in WINDOWS.downloads)
 
 

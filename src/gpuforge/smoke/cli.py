@@ -18,7 +18,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     from gpuforge.smoke.run import Settings, run_all
     from gpuforge.smoke.targets import all_targets
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)  # progress lines stay whole lines in logs
     targets = all_targets(args.envs_dir)
     if args.list:
         for t in targets:

@@ -20,6 +20,8 @@ from typing import Any
 
 from gpuforge.doctor import catalog
 from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import write_atomic
+from gpuforge.recipes.sources import default_cache_dir
 from gpuforge.smoke.targets import (
     NEEDS,
     Interpreter,
@@ -253,12 +255,25 @@ def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
+DURATIONS = "durations.json"  # under the cache's targets/: each target's last check time, for scheduling
+
+
+def _last_durations(settings: Settings) -> tuple[Path, dict[str, float]]:
+    path = Path(settings.cache_dir or default_cache_dir()) / "targets" / DURATIONS
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return path, {str(k): float(v) for k, v in data.items()}
+    except (OSError, ValueError, TypeError, AttributeError):  # none yet, or unreadable: declared order
+        return path, {}
+
+
 def run_all(targets: list[Target], pythons: list[str], settings: Settings, say: Callable[[str], None],
             jobs: int | None = None) -> list[TargetResult]:
     """Run every target and interpreter, ``jobs`` at a time; results come back in the given order.
 
     Targets are independent (each has its own environment, scratch folder and compile
-    cache), so they run concurrently; progress lines are whole lines, each naming its target.
+    cache), so they run concurrently, the longest first (by each target's last run here,
+    so the slowest does not start last); progress lines are whole lines, each naming its target.
     """
     lock = threading.Lock()
 
@@ -266,7 +281,22 @@ def run_all(targets: list[Target], pythons: list[str], settings: Settings, say: 
         with lock:
             say(message)
 
+    def run_one(target: Target) -> TargetResult:
+        result = run_target(target, settings, say_line)
+        say_line(f"[{target.name}] {result.status} ({result.seconds:.1f} s)")
+        return result
+
+    path, last = _last_durations(settings)
+    order = sorted(range(len(targets)), key=lambda i: -last.get(targets[i].name, 0.0))  # stable
     with ThreadPoolExecutor(max_workers=jobs or default_jobs()) as pool:
-        futures = [pool.submit(run_target, t, settings, say_line) for t in targets]
+        started = {i: pool.submit(run_one, targets[i]) for i in order}
+        futures = [started[i] for i in range(len(targets))]
         futures += [pool.submit(run_python, p, settings, say_line) for p in pythons]
-        return [f.result() for f in futures]
+        results = [f.result() for f in futures]
+    ran = {r.name: r.seconds - r.env_seconds for r in results[:len(targets)] if r.status != "skip"}
+    if ran:
+        try:
+            write_atomic(path, json.dumps({**last, **ran}, indent=1, sort_keys=True) + "\n", backup=False)
+        except OSError:
+            pass  # scheduling hint only: a read-only cache runs in declared order next time
+    return results

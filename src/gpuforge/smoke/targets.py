@@ -119,7 +119,8 @@ WINDOWS_WHEELS = (
            "8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254"),
 )
 # The sdist recipes/theano/meta.yaml builds (the same url and sha256; a test compares them).
-THEANO_SDIST = Source("https://pypi.io/packages/source/T/Theano/Theano-1.0.5.tar.gz",
+THEANO_SDIST = Source(PYPI_FILES + "6b/97/bcd5654ba60f35f180931afabbd3b4c46c0379852f961c7a2819ff897f5d/"
+                      "Theano-1.0.5.tar.gz",
                       "6e9439dd53ba995fcae27bf20626074bfc2fff446899dc5c53cb28c1f9202e89")
 WINDOWS = Target(
     name="windows",
