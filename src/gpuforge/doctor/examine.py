@@ -118,6 +118,11 @@ def derive(facts: dict[str, Any]) -> dict[str, Any]:
         derived["lock_held"] = (f"{lk['lock_dir']} is held by process {lk.get('pid')} on "
                                 f"{lk.get('host')}" + ("" if lk.get("alive") else " (liveness unknown)"))
     derived["env_mismatch"] = env_mismatch(lookup(facts, "path") or {})
+    theano_copies = lookup(facts, "installs.theano") or {}
+    for kind in ("packages", "records"):
+        if len(theano_copies.get(kind) or []) > 1:
+            derived["two_theano_installs"] = f"Theano {kind}: " + "; ".join(theano_copies[kind])
+            break
     shadows = lookup(facts, "cwd.shadows") or {}
     derived["shadow_other"] = [p for name, p in sorted(shadows.items()) if name != "torch"]
     facts["derived"] = derived
@@ -198,9 +203,31 @@ def read_log(name: str) -> str:
             data = Path(name).read_bytes()
         except OSError as exc:
             raise GpuforgeError(f"cannot read the log: {exc.strerror or exc}", name) from None
-    if b"\0" in data[:65536]:
+    text = decode_log(data)
+    if text is None:
         raise GpuforgeError("not a text log (binary data)", name)
-    return data.decode("utf-8", "replace").replace("\r\n", "\n")
+    return text.replace("\r\n", "\n")
+
+
+BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def decode_log(data: bytes) -> str | None:
+    """A log's text: UTF-8 (with or without a BOM), UTF-16 with a BOM (PowerShell's `>`, Notepad)
+    or without one (NUL bytes at every other offset); None for binary data. Undecodable bytes
+    (a latin-1 or GBK console) become U+FFFD: the error numbers and shapes still match."""
+    for bom, codec in BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(codec, "replace")
+    head = data[:65536]
+    if b"\0" not in head:
+        return data.decode("utf-8", "replace")
+    even, odd = head[0::2], head[1::2]
+    for zeros, codec in ((odd, "utf-16-le"), (even, "utf-16-be")):
+        other = even if zeros is odd else odd
+        if zeros.count(0) > 0.4 * len(zeros) and other.count(0) < 0.05 * len(other):
+            return data[:len(data) // 2 * 2].decode(codec, "replace")
+    return None
 
 
 def time_doctor(python: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> float:

@@ -1,0 +1,100 @@
+"""Pasted logs to one canonical wording before the catalog's patterns see them.
+
+The same failure reaches users in many words: Python 2's exception forms beside
+Python 3's, a Windows system message in the user's language, a message quoted
+with or without its error-number prefix, repr()'d paths with doubled
+backslashes. Each rule here rewrites one such variation to the form the catalog
+is written against, so an entry needs one pattern per failure, not per wording.
+
+These rules are fixed code, not catalog data, and each is linear in Python's `re`: a
+literal start and one character-class run that cannot overlap itself (no nested or
+adjacent repeats, so no backtracking); `nox -s doctor_eval` times them on 10 MB lines.
+The catalog's own patterns run on RE2 (catalog.compile_pattern).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Windows system error codes the catalog names, with their English message
+# (winerror.h / FormatMessage text).
+WINDOWS_MESSAGES = {
+    5: "Access is denied.",
+    126: "The specified module could not be found.",
+    127: "The specified procedure could not be found.",
+    182: "The operating system cannot run %1.",
+    193: "%1 is not a valid Win32 application.",
+    206: "The filename or extension is too long.",
+    1455: "The paging file is too small for this operation to complete.",
+}
+
+# The same system messages as localized Windows prints them (FormatMessage in the
+# user's UI language), by a distinctive part of each; `DLL load failed:` carries no
+# error number, so these are how a localized one is recognised.
+LOCALIZED_MESSAGES = {
+    126: ("找不到指定的模块", "找不到指定的模組", "指定されたモジュールが見つかりません",
+          "지정된 모듈을 찾을 수 없습니다", "Das angegebene Modul wurde nicht gefunden",
+          "Le module spécifié est introuvable", "No se puede encontrar el módulo especificado",
+          "Não foi possível encontrar o módulo especificado", "Impossibile trovare il modulo specificato",
+          "Не найден указанный модуль"),
+    127: ("找不到指定的程序", "指定されたプロシージャが見つかりません",
+          "지정된 프로시저를 찾을 수 없습니다", "Die angegebene Prozedur wurde nicht gefunden",
+          "La procédure spécifiée est introuvable", "No se encontró el proceso especificado",
+          "Não foi possível encontrar o procedimento especificado", "Не найдена указанная процедура"),
+    182: ("操作系统无法运行 %1", "作業系統無法執行 %1", "オペレーティング システムは %1 を実行できません",
+          "Das Betriebssystem kann %1 nicht ausführen", "Le système d'exploitation ne peut pas exécuter %1",
+          "O sistema operacional não pode executar %1", "El sistema operativo no puede ejecutar %1"),
+    193: ("%1 不是有效的 Win32 应用程序", "%1 不是有效的 Win32 應用程式",
+          "%1 は有効な Win32 アプリケーションではありません",
+          "%1 ist keine zulässige Win32-Anwendung", "%1 n'est pas une application Win32 valide",
+          "%1 no es una aplicación Win32 válida", "%1 não é um aplicativo Win32 válido",
+          "%1 не является приложением Win32"),
+    1455: ("页面文件太小，无法完成操作", "ページング ファイルが小さすぎるため",
+           "Die Auslagerungsdatei ist zu klein", "Le fichier de pagination est insuffisant"),
+    5: ("拒绝访问", "存取被拒", "アクセスが拒否されました", "Zugriff verweigert", "Accès refusé",
+        "Acceso denegado", "Отказано в доступе"),
+}
+
+
+def _localized_rule() -> tuple[re.Pattern[str], dict[str, int]]:
+    by_text = {text: code for code, texts in LOCALIZED_MESSAGES.items() for text in texts}
+    alternatives = "|".join(re.escape(t) for t in sorted(by_text, key=len, reverse=True))
+    # the localized message through the end of its sentence (。 or .), as Windows prints it
+    return re.compile(f"({alternatives})[^\\n.。]*[.。]?"), by_text
+
+
+LOCALIZED, LOCALIZED_CODE = _localized_rule()
+
+# (pattern, replacement); applied in order, each over the whole text.
+RULES = [(re.compile(p), r) for p, r in (
+    (r"\x1b\[[0-9;]*[A-Za-z]", ""),                                      # terminal colours
+    (r"\r\n?", "\n"),
+    (r"\\\\", r"\\"),                                                    # repr()'d Windows paths
+    # Python 2: `WindowsError: [Error 126] ...` is Python 3's `OSError: [WinError 126] ...`
+    (r"WindowsError: *", "OSError: "),
+    (r"\[Error (\d+)\]", r"[WinError \1]"),
+    # Python 2's `ImportError: No module named torch._C` is Python 3's ModuleNotFoundError
+    # (the catalog's patterns take the name with or without quotes)
+    (r"ModuleNotFoundError:", "ImportError:"),
+    # Python 2's `'module' object has no attribute 'x'` names no module; 3's names it
+    (r"'module' object has no attribute", "module '?' has no attribute"),
+    # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`
+    (r"DLL load failed while importing [\w.]+:", "DLL load failed:"),
+)]
+
+
+def _english(match: re.Match[str]) -> str:
+    return WINDOWS_MESSAGES[LOCALIZED_CODE[match.group(1)]]
+
+
+# GCC's quotes in a UTF-8 locale, and Markdown's backticks, as plain ones
+QUOTES = str.maketrans({"‘": "'", "’": "'", "`": "'", "´": "'"})
+
+
+def normalize(text: str) -> str:
+    """``text`` with every known variation of wording rewritten to the catalog's form."""
+    text = text.translate(QUOTES)
+    for pattern, replacement in RULES:
+        text = pattern.sub(replacement, text)
+    return text if text.isascii() else LOCALIZED.sub(_english, text)
+
