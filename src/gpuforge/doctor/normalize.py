@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+import re2
+
 # Windows system error codes the catalog names, with their English message
 # (winerror.h / FormatMessage text).
 WINDOWS_MESSAGES = {
@@ -64,6 +66,7 @@ def _localized_rule() -> tuple[re.Pattern[str], dict[str, int]]:
 
 
 LOCALIZED, LOCALIZED_CODE = _localized_rule()
+LOCALIZED_PRESENT = re2.compile(LOCALIZED.pattern)
 
 # (pattern, replacement); applied in order, each over the whole text.
 RULES = [(re.compile(p), r) for p, r in (
@@ -96,5 +99,6 @@ def normalize(text: str) -> str:
     text = text.translate(QUOTES)
     for pattern, replacement in RULES:
         text = pattern.sub(replacement, text)
-    return text if text.isascii() else LOCALIZED.sub(_english, text)
+    # Python's `re` takes 0.4 s to find nothing on 10 MB with this many alternatives; RE2 milliseconds
+    return LOCALIZED.sub(_english, text) if LOCALIZED_PRESENT.search(text) else text
 
