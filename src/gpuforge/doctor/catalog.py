@@ -10,7 +10,7 @@ from typing import Any
 
 import re2
 
-from gpuforge.doctor.normalize import normalize
+from gpuforge.doctor.normalize import evidence_lines, normalize
 from gpuforge.errors import GpuforgeError
 from gpuforge.yamlio import load_yaml
 
@@ -52,6 +52,7 @@ class Entry:
     source: str
     raw: Any = None
     all_patterns: tuple[re2._Regexp, ...] = ()
+    unless: tuple[re2._Regexp, ...] = ()  # any of these in the text rules the entry out
     facts: tuple[tuple[Condition, ...], ...] = ()  # AND of ORs
     wrapper: bool = False
     autofix: Any = None
@@ -205,6 +206,7 @@ def load_catalog(path: Path = CATALOG_PATH) -> tuple[Entry, ...]:
         entry = Entry(item["id"], item["title"], platforms, _patterns(item, "text", path, line),
                       item["cause"], item["fix"], item["source"], item,
                       all_patterns=_patterns(item, "all", path, line), facts=facts,
+                      unless=_patterns(item, "unless", path, line),
                       wrapper=bool(item.get("wrapper")), autofix=item.get("autofix"),
                       explains=_ids(item, "explains", path, line),
                       candidates=_ids(item, "candidates", path, line))
@@ -236,6 +238,8 @@ def _line_of(text: bytes, m: re2._Match) -> str:
 
 def _text_match(e: Entry, text: bytes) -> tuple[int, str] | None:
     """(position of the last match, evidence) of an entry in ``text`` (UTF-8), or None."""
+    if any(p.search(text) for p in e.unless):
+        return None
     best = None
     for pattern in e.patterns:
         m = last_match(pattern, text)
@@ -277,7 +281,8 @@ def order_findings(hits: list[tuple[int, Finding]]) -> list[Finding]:
 
 def diagnose_text(text: str) -> list[Finding]:
     """Entries whose patterns match ``text`` (normalized first), the root cause first."""
-    data = normalize(text).encode("utf-8", "replace")
+    text = normalize(text)
+    data = "\n".join([text, *evidence_lines(text)]).encode("utf-8", "replace")
     hits = []
     for e in load_catalog():
         found = _text_match(e, data)

@@ -15,6 +15,7 @@ The catalog's own patterns run on RE2 (catalog.compile_pattern).
 from __future__ import annotations
 
 import re
+import sys
 
 import re2
 
@@ -102,3 +103,48 @@ def normalize(text: str) -> str:
     # Python's `re` takes 0.4 s to find nothing on 10 MB with this many alternatives; RE2 milliseconds
     return LOCALIZED.sub(_english, text) if LOCALIZED_PRESENT.search(text) else text
 
+
+
+# --- evidence in a traceback's paths ----------------------------------------------------------
+# A pasted traceback shows where each module was imported from. Two shapes name a cause
+# on their own, and become a line the catalog matches (`gpuforge-evidence: ...`):
+# - a package imported from a source tree: `torch/__init__.py` (or pygpu's) outside any
+#   Python installation: the uncompiled checkout shadows the installed, built package;
+# - a module shadowed by a user's file: a single file named like a package (numpy.py: real
+#   packages are folders), or named like a standard-library module and imported by library
+#   code (the frame right before it is in the installation), or named in an ImportError
+#   `cannot import name 'x' from 'random' (/home/me/random.py)`.
+
+FRAME = re.compile(r'^[ \t>]*File "([^"\n]+)", line \d+|^([^\s<][^\n]*?\.py) in [<\w]', re.M)
+FROM_FILE = re.compile(r"cannot import name '?\w+'? from '(\w+)' \(([^)\n]+\.py)\)")
+INSTALLED = re.compile(r"site-packages|dist-packages|[/\\]lib[/\\]|[/\\]lib64[/\\]|<|\.egg|\.pyx|"
+                       r"Python\.framework|[/\\]python\d[\d.]*[/\\]", re.I)
+BUILT_PACKAGES = ("torch", "pygpu")  # a source checkout of these lacks the compiled modules
+PACKAGES = frozenset({"numpy", "scipy", "torch", "theano", "pygpu", "mxnet", "onnx", "tensorflow", "keras",
+                      "pandas", "matplotlib", "sklearn", "cv2", "torchvision", "lasagne"})
+NOT_SHADOWS = frozenset({"__init__", "__main__", "test", "tests", "setup", "main", "this"})
+SHADOWED = (PACKAGES | frozenset(sys.stdlib_module_names)) - NOT_SHADOWS
+
+
+def _stem(path: str) -> tuple[str, str]:
+    """(the file's module name, its folder's name) of a path in Windows or POSIX form."""
+    parts = re.split(r"[/\\]", path)
+    return parts[-1][:-3] if parts[-1].endswith(".py") else "", parts[-2] if len(parts) > 1 else ""
+
+
+def evidence_lines(text: str) -> list[str]:
+    """What the paths of a pasted traceback show, one `gpuforge-evidence:` line per fact."""
+    found: dict[str, None] = {}
+    frames = [m.group(1) or m.group(2) for m in FRAME.finditer(text)]
+    for i, path in enumerate(frames):
+        if INSTALLED.search(path):
+            continue
+        name, folder = _stem(path)
+        if name == "__init__" and folder in BUILT_PACKAGES:
+            found[f"gpuforge-evidence: {folder} imported from a source tree: {path}"] = None
+        elif name in PACKAGES or (name in SHADOWED and i > 0 and INSTALLED.search(frames[i - 1])):
+            found[f"gpuforge-evidence: module_shadow: {name} imported from {path}"] = None
+    for module, path in FROM_FILE.findall(text):
+        if not INSTALLED.search(path) and _stem(path)[0] == module:
+            found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
+    return list(found)
