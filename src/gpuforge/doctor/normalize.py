@@ -82,6 +82,16 @@ RULES = [(re.compile(p), r) for p, r in (
     (r"ModuleNotFoundError:", "ImportError:"),
     # Python 2's `'module' object has no attribute 'x'` names no module; 3's names it
     (r"'module' object has no attribute", "module '?' has no attribute"),
+    # Python >= 3.8's ctypes/os.add_dll_directory form of error 126
+    (r"Could not find module '([^'\n]+)' \(or one of its dependencies\)",
+     r'[WinError 126] The specified module could not be found. Error loading "\1" or one of its dependencies'),
+    # GCC in the user's language: glibc's strerror(ENOENT) and GCC's "fatal error"
+    (r" ?: (Aucun fichier ou dossier de ce type|Datei oder Verzeichnis nicht gefunden|"
+     r"No existe el archivo o el directorio|Arquivo ou diretório inexistente|"
+     r"Nessun file o directory|Нет такого файла или каталога|没有那个文件或目录|"
+     r"そのようなファイルやディレクトリはありません)", ": No such file or directory"),
+    (r"erreur fatale|schwerwiegender Fehler|error fatal|erro fatal|errore fatale|"
+     r"致命错误|致命的エラー", "fatal error"),
     # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`
     (r"DLL load failed while importing [\w.]+:", "DLL load failed:"),
 )]
