@@ -51,7 +51,7 @@ class Entry:
     fix: str
     source: str
     raw: Any = None
-    all_patterns: tuple[re2._Regexp, ...] = ()
+    all_groups: tuple[tuple[re2._Regexp, ...], ...] = ()  # each group: all of its patterns
     unless: tuple[re2._Regexp, ...] = ()  # any of these in the text rules the entry out
     facts: tuple[tuple[Condition, ...], ...] = ()  # AND of ORs
     wrapper: bool = False
@@ -175,6 +175,13 @@ def _patterns(item: Any, key: str, path: Path, line: int) -> tuple[re2._Regexp, 
         raise GpuforgeError(f"{item['id']}: bad pattern (RE2 syntax): {reason}", path, line) from None
 
 
+def _groups(item: Any, path: Path, line: int) -> tuple[tuple[re2._Regexp, ...], ...]:
+    """`all:` is one list of patterns that must all match, or a list of such lists (any one)."""
+    value = (item.get("match") or {}).get("all") or []
+    groups = value if value and all(isinstance(v, list) for v in value) else [value] if value else []
+    return tuple(_patterns({"id": item["id"], "match": {"all": g}}, "all", path, line) for g in groups)
+
+
 def _ids(item: Any, key: str, path: Path, line: int) -> tuple[str, ...]:
     value = item.get(key) or []
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -205,12 +212,12 @@ def load_catalog(path: Path = CATALOG_PATH) -> tuple[Entry, ...]:
             for group in (item.get("match") or {}).get("facts", []) or [])
         entry = Entry(item["id"], item["title"], platforms, _patterns(item, "text", path, line),
                       item["cause"], item["fix"], item["source"], item,
-                      all_patterns=_patterns(item, "all", path, line), facts=facts,
+                      all_groups=_groups(item, path, line), facts=facts,
                       unless=_patterns(item, "unless", path, line),
                       wrapper=bool(item.get("wrapper")), autofix=item.get("autofix"),
                       explains=_ids(item, "explains", path, line),
                       candidates=_ids(item, "candidates", path, line))
-        if not (entry.patterns or entry.all_patterns or entry.facts):
+        if not (entry.patterns or entry.all_groups or entry.facts):
             raise GpuforgeError(f"{item['id']}: no match (text, all or facts)", path, line)
         entries.append(entry)
     for e in entries:
@@ -245,9 +252,10 @@ def _text_match(e: Entry, text: bytes) -> tuple[int, str] | None:
         m = last_match(pattern, text)
         if m is not None and (best is None or m.start() > best.start()):
             best = m
-    if e.all_patterns:
+    evidence = _line_of(text, best) if best is not None else ""
+    for group in e.all_groups:
         last = []
-        for pattern in e.all_patterns:
+        for pattern in group:
             hit = last_match(pattern, text)
             if hit is None:
                 break
@@ -255,9 +263,9 @@ def _text_match(e: Entry, text: bytes) -> tuple[int, str] | None:
         else:
             m = max(last, key=lambda h: h.start())
             if best is None or m.start() > best.start():
-                ordered = sorted(last, key=lambda h: h.start())
-                return m.start(), " ... ".join(_line_of(text, h) for h in ordered)
-    return (best.start(), _line_of(text, best)) if best is not None else None
+                best = m
+                evidence = " ... ".join(_line_of(text, h) for h in sorted(last, key=lambda h: h.start()))
+    return (best.start(), evidence) if best is not None else None
 
 
 def order_findings(hits: list[tuple[int, Finding]]) -> list[Finding]:

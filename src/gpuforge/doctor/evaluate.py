@@ -202,7 +202,7 @@ def adversarial_lines(size: int) -> dict[str, str]:
     fragments, repeated without a newline: the input that makes a backtracking engine blow up."""
     lines = {}
     for e in load_catalog():
-        sources = [p.pattern.decode() for p in (*e.patterns, *e.all_patterns)]
+        sources = [p.pattern.decode() for p in (*e.patterns, *(p for g in e.all_groups for p in g))]
         fragments = [f for src in sources for f in re.findall(r"[A-Za-z0-9_'.:%<>\[\]-]{2,}|\\\\", src)]
         if fragments:
             unit = " ".join(fragments) + " "
