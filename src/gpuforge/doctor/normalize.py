@@ -84,7 +84,8 @@ RULES = [(re.compile(p), r) for p, r in (
     (r"'module' object has no attribute", "module '?' has no attribute"),
     # Python >= 3.8's ctypes/os.add_dll_directory form of error 126
     (r"Could not find module '([^'\n]+)' \(or one of its dependencies\)",
-     r'[WinError 126] The specified module could not be found. Error loading "\1" or one of its dependencies'),
+     r'[WinError 126] The specified module could not be found. Error loading "\1" '
+     r"or one of its dependencies"),
     # GCC in the user's language: glibc's strerror(ENOENT) and GCC's "fatal error"
     (r" ?: (Aucun fichier ou dossier de ce type|Datei oder Verzeichnis nicht gefunden|"
      r"No existe el archivo o el directorio|Arquivo ou diretório inexistente|"
