@@ -306,6 +306,12 @@ def test_localized_windows_messages_match_by_number_and_shape() -> None:
     assert normalize(german) == "ImportError: DLL load failed: The specified procedure could not be found."
     py3 = "ModuleNotFoundError: No module named 'torch._C'"
     assert normalize(py3) == "ImportError: No module named 'torch._C'"
+    # GCC in French (glibc's strerror and GCC's own words), Python 3.8's ctypes form of error 126
+    french = "cudnn.h:63:26: erreur fatale: driver_types.h : Aucun fichier ou dossier de ce type"
+    assert normalize(french) == "cudnn.h:63:26: fatal error: driver_types.h: No such file or directory"
+    ctypes_38 = "FileNotFoundError: Could not find module 'C:\\t\\c10.dll' (or one of its dependencies)"
+    assert normalize(ctypes_38) == ("FileNotFoundError: [WinError 126] The specified module could not be "
+                                    'found. Error loading "C:\\t\\c10.dll" or one of its dependencies')
 
 
 def test_a_cause_is_named_before_its_consequence() -> None:
@@ -320,3 +326,11 @@ def test_an_undecided_dll_failure_lists_its_candidates() -> None:
     _, text = read_case(LOGS / "upstream_torch_procedure_574.txt")
     first = diagnose_text(text)[0]
     assert first.undecided and "python_too_old_for_wheel" in first.as_json()["candidates"]
+
+
+def test_a_cut_paste_is_said_to_be_cut() -> None:
+    _, whole = read_case(LOGS / "upstream_pygpu_import_6429.txt")
+    assert "Traceback (most recent call last)" in whole
+    assert doctor.doctor_log(whole).notes == ()
+    cut = whole[:whole.rindex('  File "')] + '  File "/usr/lib/python3/dist-packages/pygpu/x.py", line 7\n'
+    assert doctor.doctor_log(cut).notes == (doctor.CUT_NOTE,)

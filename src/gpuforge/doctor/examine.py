@@ -168,9 +168,13 @@ class Report:
     findings: list[Finding]
     facts: dict[str, Any] | None
     seconds: float
+    notes: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
-        return {"findings": [f.as_json() for f in self.findings]}
+        data: dict[str, Any] = {"findings": [f.as_json() for f in self.findings]}
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
 
 
 def diagnose_facts_report(facts: dict[str, Any], start: float) -> Report:
@@ -191,7 +195,26 @@ def doctor_python(python: str, timeout: float = 180, cwd: Path | None = None,
 
 def doctor_log(text: str) -> Report:
     start = time.monotonic()
-    return Report(diagnose(text=text), None, time.monotonic() - start)
+    notes = (CUT_NOTE,) if looks_cut(text) else ()
+    return Report(diagnose(text=text), None, time.monotonic() - start, notes)
+
+
+CUT_NOTE = ("the paste looks cut: it ends inside a traceback, before the exception line; "
+            "paste the whole output for a surer answer")
+TRACEBACK = "Traceback (most recent call last)"
+FRAME_LINE = re.compile(r'^[ \t>]*File "[^"\n]+", line \d+', re.M)
+EXCEPTION_LINE = re.compile(r"^[ \t>]*[\w.]*(Error|Exception|Exit|Interrupt|Warning)\b", re.M)
+
+
+def looks_cut(text: str) -> bool:
+    """A pasted traceback whose last frame is not followed by an exception line."""
+    start = text.rfind(TRACEBACK)
+    if start < 0:
+        return False
+    after = start + len(TRACEBACK)
+    for frame in FRAME_LINE.finditer(text, start):
+        after = frame.end()
+    return EXCEPTION_LINE.search(text, after) is None
 
 
 def read_log(name: str) -> str:
@@ -301,6 +324,8 @@ def print_report(report: Report, out: Callable[[str], None] = print) -> None:
         for line in format_finding(f):
             out(line)
         out("")
+    for note in report.notes:
+        out(f"note: {note}")
     n = len(report.findings)
     out(f"{n} known failure(s) found ({report.seconds:.1f} s); "
         "`gpuforge doctor --explain ID` shows an entry" if n else
