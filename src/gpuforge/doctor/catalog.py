@@ -243,20 +243,36 @@ def _line_of(text: bytes, m: re2._Match) -> str:
     return line.decode("utf-8", "replace").strip()[:300]
 
 
-def _text_match(e: Entry, text: bytes) -> tuple[int, str] | None:
-    """(position of the last match, evidence) of an entry in ``text`` (UTF-8), or None."""
-    if any(p.search(text) for p in e.unless):
+@cache
+def pattern_set(path: Path = CATALOG_PATH) -> tuple[re2.Set, list[bytes]]:
+    """Every pattern of the catalog in one RE2 set: one pass over a text tells which of them
+    occur at all, so only those are searched again for their last match."""
+    options = re2.Options()
+    options.log_errors = False
+    patterns = sorted({p.pattern for e in load_catalog(path)
+                       for p in (*e.patterns, *e.unless, *(q for g in e.all_groups for q in g))})
+    found = re2.Set.SearchSet(options)
+    for pattern in patterns:
+        found.Add(pattern)
+    found.Compile()
+    return found, patterns
+
+
+def _text_match(e: Entry, text: bytes, present: set[bytes]) -> tuple[int, str] | None:
+    """(position of the last match, evidence) of an entry in ``text`` (UTF-8), or None;
+    ``present``: the patterns that occur in the text."""
+    if any(p.pattern in present for p in e.unless):
         return None
     best = None
     for pattern in e.patterns:
-        m = last_match(pattern, text)
+        m = last_match(pattern, text) if pattern.pattern in present else None
         if m is not None and (best is None or m.start() > best.start()):
             best = m
     evidence = _line_of(text, best) if best is not None else ""
     for group in e.all_groups:
         last = []
         for pattern in group:
-            hit = last_match(pattern, text)
+            hit = last_match(pattern, text) if pattern.pattern in present else None
             if hit is None:
                 break
             last.append(hit)
@@ -291,9 +307,12 @@ def diagnose_text(text: str) -> list[Finding]:
     """Entries whose patterns match ``text`` (normalized first), the root cause first."""
     text = normalize(text)
     data = "\n".join([text, *evidence_lines(text)]).encode("utf-8", "replace")
+    catalog = load_catalog()
+    found_set, patterns = pattern_set()
+    present = {patterns[i] for i in found_set.Match(data) or []}
     hits = []
-    for e in load_catalog():
-        found = _text_match(e, data)
+    for e in catalog:
+        found = _text_match(e, data, present)
         if found is not None:
             hits.append((found[0], Finding(e, found[1])))
     return order_findings(hits)
