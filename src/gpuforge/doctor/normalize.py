@@ -119,14 +119,17 @@ def normalize(text: str) -> str:
 # --- evidence in a traceback's paths ----------------------------------------------------------
 # A pasted traceback shows where each module was imported from. Two shapes name a cause
 # on their own, and become a line the catalog matches (`gpuforge-evidence: ...`):
-# - a package imported from a source tree: `torch/__init__.py` (or pygpu's) outside any
-#   Python installation: the uncompiled checkout shadows the installed, built package;
+# - a package imported from outside the installation: `torch/__init__.py` (or pygpu's) of a
+#   source tree, a ./torch.py, or torch partially initialized (it imported itself): the
+#   uncompiled checkout or the file shadows the installed, built package;
 # - a module shadowed by a user's file: a single file named like a package (numpy.py: real
 #   packages are folders), or named like a standard-library module and imported by library
 #   code (the frame right before it is in the installation), or named in an ImportError
 #   `cannot import name 'x' from 'random' (/home/me/random.py)`.
 
 FRAME = re.compile(r'^[ \t>]*File "([^"\n]+)", line \d+|^([^\s<][^\n]*?\.py) in [<\w]', re.M)
+PARTIAL = re.compile(r"partially initialized module '(\w+)' has no attribute|"
+                     r"module '(\w+)' has no attribute '\w+' \(most likely due to a circular import\)")
 FROM_FILE = re.compile(r"cannot import name '?\w+'? from '(\w+)' \(([^)\n]+\.py)\)")
 INSTALLED = re.compile(r"site-packages|dist-packages|[/\\]lib[/\\]|[/\\]lib64[/\\]|<|\.egg|\.pyx|"
                        r"Python\.framework|[/\\]python\d[\d.]*[/\\]", re.I)
@@ -152,9 +155,15 @@ def evidence_lines(text: str) -> list[str]:
             continue
         name, folder = _stem(path)
         if name == "__init__" and folder in BUILT_PACKAGES:
-            found[f"gpuforge-evidence: {folder} imported from a source tree: {path}"] = None
+            found[f"gpuforge-evidence: {folder} imported from outside the installation: {path}"] = None
+        elif name in BUILT_PACKAGES:  # ./torch.py
+            found[f"gpuforge-evidence: {name} imported from outside the installation: {path}"] = None
         elif name in PACKAGES or (name in SHADOWED and i > 0 and INSTALLED.search(frames[i - 1])):
             found[f"gpuforge-evidence: module_shadow: {name} imported from {path}"] = None
+    for m in PARTIAL.finditer(text):  # a circular import of a package: it imported itself
+        name = m.group(1) or m.group(2)
+        found[f"gpuforge-evidence: {name} imported from outside the installation: partially initialized"
+              if name in BUILT_PACKAGES else f"gpuforge-evidence: module_shadow: {name} partially initialized"] = None
     for module, path in FROM_FILE.findall(text):
         if not INSTALLED.search(path) and _stem(path)[0] == module:
             found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
