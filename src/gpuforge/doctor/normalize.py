@@ -162,8 +162,9 @@ def evidence_lines(text: str) -> list[str]:
             found[f"gpuforge-evidence: module_shadow: {name} imported from {path}"] = None
     for m in PARTIAL.finditer(text):  # a circular import of a package: it imported itself
         name = m.group(1) or m.group(2)
-        found[f"gpuforge-evidence: {name} imported from outside the installation: partially initialized"
-              if name in BUILT_PACKAGES else f"gpuforge-evidence: module_shadow: {name} partially initialized"] = None
+        fact = (f"{name} imported from outside the installation" if name in BUILT_PACKAGES
+                else f"module_shadow: {name}")
+        found[f"gpuforge-evidence: {fact}: partially initialized"] = None
     for module, path in FROM_FILE.findall(text):
         if not INSTALLED.search(path) and _stem(path)[0] == module:
             found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
