@@ -67,7 +67,6 @@ def _localized_rule() -> tuple[re.Pattern[str], dict[str, int]]:
 
 
 LOCALIZED, LOCALIZED_CODE = _localized_rule()
-LOCALIZED_PRESENT = re2.compile(LOCALIZED.pattern)
 
 # (pattern, replacement); applied in order, each over the whole text.
 RULES = [(re.compile(p), r) for p, r in (
@@ -103,16 +102,33 @@ def _english(match: re.Match[str]) -> str:
 
 
 # GCC's quotes in a UTF-8 locale, and Markdown's backticks, as plain ones
-QUOTES = str.maketrans({"‘": "'", "’": "'", "`": "'", "´": "'"})
+QUOTES = ("‘", "’", "`", "´")
+ALL_RULES = [*RULES, (LOCALIZED, _english)]
+
+
+def _rule_set() -> re2.Set:
+    """All rules in one RE2 set: one pass over the text tells which rules apply at all
+    (Python's `re` takes 0.05-0.4 s to find nothing in 10 MB for some of them)."""
+    options = re2.Options()
+    options.log_errors = False
+    rules = re2.Set.SearchSet(options)
+    for pattern, _ in ALL_RULES:
+        rules.Add(pattern.pattern)
+    rules.Compile()
+    return rules
+
+
+RULE_SET = _rule_set()
 
 
 def normalize(text: str) -> str:
     """``text`` with every known variation of wording rewritten to the catalog's form."""
-    text = text.translate(QUOTES)
-    for pattern, replacement in RULES:
+    for quote in QUOTES:
+        text = text.replace(quote, "'")
+    for index in sorted(RULE_SET.Match(text) or []):
+        pattern, replacement = ALL_RULES[index]
         text = pattern.sub(replacement, text)
-    # Python's `re` takes 0.4 s to find nothing on 10 MB with this many alternatives; RE2 milliseconds
-    return LOCALIZED.sub(_english, text) if LOCALIZED_PRESENT.search(text) else text
+    return text
 
 
 
