@@ -280,7 +280,8 @@ def _text_match(e: Entry, text: bytes, present: set[bytes]) -> tuple[int, str] |
             m = max(last, key=lambda h: h.start())
             if best is None or m.start() > best.start():
                 best = m
-                evidence = " ... ".join(_line_of(text, h) for h in sorted(last, key=lambda h: h.start()))
+                lines = (_line_of(text, h) for h in sorted(last, key=lambda h: h.start()))
+                evidence = " ... ".join(dict.fromkeys(lines))  # one line that holds them all: once
     return (best.start(), evidence) if best is not None else None
 
 
