@@ -334,3 +334,13 @@ def test_a_cut_paste_is_said_to_be_cut() -> None:
     assert doctor.doctor_log(whole).notes == ()
     cut = whole[:whole.rindex('  File "')] + '  File "/usr/lib/python3/dist-packages/pygpu/x.py", line 7\n'
     assert doctor.doctor_log(cut).notes == (doctor.CUT_NOTE,)
+    stdin = 'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\nImportError: No module named x\n'
+    assert doctor.doctor_log(stdin).notes == ()
+
+
+def test_a_paste_cut_where_torch_loads_its_dlls_lists_the_candidates() -> None:
+    """pytorch #28363's frame as Python prints it, the paste cut before the exception line."""
+    text = ('Traceback (most recent call last):\n  File "C:\\Users\\me\\.conda\\envs\\py3\\lib\\site-packages'
+            '\\torch\\__init__.py", line 81, in <module>\n    from torch._C import *\n')
+    first = diagnose_text(text)[0]
+    assert doctor.looks_cut(text) and first.id == "dll_load_failed" and first.undecided

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuforge.doctor.catalog import Entry, Finding, diagnose, lookup
+from gpuforge.doctor.normalize import last_frames_of_cut_traceback
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import write_atomic
 from gpuforge.inside import probe as probe_mod
@@ -201,20 +202,10 @@ def doctor_log(text: str) -> Report:
 
 CUT_NOTE = ("the paste looks cut: it ends inside a traceback, before the exception line; "
             "paste the whole output for a surer answer")
-TRACEBACK = "Traceback (most recent call last)"
-FRAME_LINE = re.compile(r'^[ \t>]*File "[^"\n]+", line \d+', re.M)
-EXCEPTION_LINE = re.compile(r"^[ \t>]*[\w.]*(Error|Exception|Exit|Interrupt|Warning)\b", re.M)
 
 
 def looks_cut(text: str) -> bool:
-    """A pasted traceback whose last frame is not followed by an exception line."""
-    start = text.rfind(TRACEBACK)
-    if start < 0:
-        return False
-    after = start + len(TRACEBACK)
-    for frame in FRAME_LINE.finditer(text, start):
-        after = frame.end()
-    return EXCEPTION_LINE.search(text, after) is None
+    return last_frames_of_cut_traceback(text) is not None
 
 
 def read_log(name: str) -> str:

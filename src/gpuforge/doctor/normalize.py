@@ -162,6 +162,25 @@ def _stem(path: str) -> tuple[str, str]:
     return parts[-1][:-3] if parts[-1].endswith(".py") else "", parts[-2] if len(parts) > 1 else ""
 
 
+TRACEBACK = "Traceback (most recent call last)"
+# a frame line and its code line (indented deeper than the exception line that may follow)
+FRAME_LINE = re.compile(r'^[ \t>]*File "[^"\n]+", line \d+[^\n]*(\n[ \t>]{3,}\S[^\n]*)?', re.M)
+EXCEPTION_LINE = re.compile(r"^[ \t>]*[\w.]*(Error|Exception|Exit|Interrupt|Warning)\b", re.M)
+
+
+def last_frames_of_cut_traceback(text: str, count: int = 2) -> list[str] | None:
+    """The last frames (with their code line) of a paste that ends inside a traceback, before
+    its exception line; None when the paste is not cut so."""
+    start = text.rfind(TRACEBACK)
+    if start < 0:
+        return None
+    frames = [m.group(0) for m in FRAME_LINE.finditer(text, start)]
+    after = text.rfind(frames[-1]) + len(frames[-1]) if frames else start + len(TRACEBACK)
+    if EXCEPTION_LINE.search(text, after) is not None:
+        return None
+    return [" ".join(f.split()) for f in frames[-count:]]
+
+
 def evidence_lines(text: str) -> list[str]:
     """What the paths of a pasted traceback show, one `gpuforge-evidence:` line per fact."""
     found: dict[str, None] = {}
@@ -181,6 +200,9 @@ def evidence_lines(text: str) -> list[str]:
         fact = (f"{name} imported from outside the installation" if name in BUILT_PACKAGES
                 else f"module_shadow: {name}")
         found[f"gpuforge-evidence: {fact}: partially initialized"] = None
+    cut = last_frames_of_cut_traceback(text)
+    if cut:  # what the last frames were doing is all there is: entries may match it
+        found["gpuforge-evidence: cut inside a traceback, last frames: " + " | ".join(cut)] = None
     for module, path in FROM_FILE.findall(text):
         if not INSTALLED.search(path) and _stem(path)[0] == module:
             found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
