@@ -334,7 +334,8 @@ def test_a_cut_paste_is_said_to_be_cut() -> None:
     assert doctor.doctor_log(whole).notes == ()
     cut = whole[:whole.rindex('  File "')] + '  File "/usr/lib/python3/dist-packages/pygpu/x.py", line 7\n'
     assert doctor.doctor_log(cut).notes == (doctor.CUT_NOTE,)
-    stdin = 'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\nImportError: No module named x\n'
+    stdin = ('Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+             "ImportError: No module named x\n")
     assert doctor.doctor_log(stdin).notes == ()
 
 
