@@ -43,6 +43,19 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session
+def doctor_eval(session: nox.Session) -> None:
+    """Score `gpuforge doctor` on the real user reports in tests/data/reports (table + JSON).
+
+    Accuracy (first finding right), recall, abstentions, false alarms per source, the time
+    per report, and the matching time on adversarial 1 MB / 10 MB single lines; writes
+    reports/doctor_eval.json. `-- --misses` lists every report not named right.
+    """
+    session.install("-e", ".")
+    session.run("python", "-m", "gpuforge.doctor.evaluate", "--adversarial",
+                "--json", str(ROOT / "reports" / "doctor_eval.json"), *session.posargs)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """ruff, the recipe lint (the real conda-smithy + gpuforge's pins), the env check, shellcheck.
 

@@ -48,11 +48,13 @@ def test_recorded_log_names_its_failure_first(path: Path) -> None:
 
 def test_every_catalog_entry_has_a_test() -> None:
     """An entry is covered by a recorded log here or by a live reproduction (test_doctor_live,
-    test_windows_doctor)."""
+    test_catalog_repro, test_windows_doctor)."""
+    from test_catalog_repro import REPRODUCED_HERE
     from test_doctor_live import REPRODUCED
     from test_windows_doctor import REPRODUCED_ON_WINDOWS
 
-    covered = {read_case(p)[0]["expect"] for p in CASES} | set(REPRODUCED) | REPRODUCED_ON_WINDOWS
+    covered = ({read_case(p)[0]["expect"] for p in CASES} | set(REPRODUCED) | REPRODUCED_HERE
+               | REPRODUCED_ON_WINDOWS)
     missing = sorted(e.id for e in load_catalog() if e.id not in covered)
     assert not missing, f"catalog entries without a test: {missing}"
 
@@ -93,15 +95,6 @@ def test_healthy_output_matches_nothing() -> None:
             "[GpuElemwise{exp,no_inplace}(<GpuArrayType<None>(float32, vector)>), "
             "HostFromGpu(gpuarray)(GpuElemwise{exp,no_inplace}.0)]\nUsed the gpu\n")
     assert diagnose_text(text) == []
-
-
-def test_matching_is_instant() -> None:
-    text = "\n".join(read_case(p)[1] for p in CASES) * 20
-    import time
-
-    start = time.perf_counter()
-    diagnose_text(text)
-    assert time.perf_counter() - start < 0.5
 
 
 @pytest.mark.parametrize("condition, facts, holds", [
@@ -306,3 +299,68 @@ def test_catalog_text_is_not_cut_by_yaml_comments() -> None:
     """A bare ` #123` in YAML starts a comment: sources must keep their issue numbers."""
     for e in load_catalog():
         assert not re.search(r"\b(Theano|libgpuarray|mxnet|pymc|numpy)$", e.source), (e.id, e.source)
+
+
+@pytest.mark.parametrize("encoding, bom", [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"),
+                                           ("utf-16-le", b""), ("utf-8", b"\xef\xbb\xbf")])
+def test_logs_saved_by_windows_tools_are_text(tmp_path: Path, encoding: str, bom: bytes) -> None:
+    """PowerShell's `>` writes UTF-16 LE with a BOM; other tools UTF-16 without one or UTF-8 with a BOM."""
+    _, text = read_case(LOGS / "fm_mx_winerror126.txt")
+    log = tmp_path / "log.txt"
+    log.write_bytes(bom + text.replace("\n", "\r\n").encode(encoding))
+    proc = run_cli("doctor", "--log", str(log), "--json")
+    assert proc.returncode == 1, proc.stderr
+    assert json.loads(proc.stdout)["findings"][0]["id"] == "mx_winerror126"
+
+
+def test_localized_windows_messages_match_by_number_and_shape() -> None:
+    """The error number and the exception's shape do not change with the language."""
+    from gpuforge.doctor.normalize import normalize
+
+    assert normalize("OSError: [WinError 126] 找不到指定的模块。 Error loading \"x.dll\"") == \
+        "OSError: [WinError 126] The specified module could not be found. Error loading \"x.dll\""
+    assert normalize("WindowsError: [Error 193] %1 n'est pas une application Win32 valide.") == \
+        "OSError: [WinError 193] %1 is not a valid Win32 application."
+    german = "ImportError: DLL load failed while importing _C: Die angegebene Prozedur wurde nicht gefunden."
+    assert normalize(german) == "ImportError: DLL load failed: The specified procedure could not be found."
+    py3 = "ModuleNotFoundError: No module named 'torch._C'"
+    assert normalize(py3) == "ImportError: No module named 'torch._C'"
+    # GCC in French (glibc's strerror and GCC's own words), Python 3.8's ctypes form of error 126
+    french = "cudnn.h:63:26: erreur fatale: driver_types.h : Aucun fichier ou dossier de ce type"
+    assert normalize(french) == "cudnn.h:63:26: fatal error: driver_types.h: No such file or directory"
+    ctypes_38 = "FileNotFoundError: Could not find module 'C:\\t\\c10.dll' (or one of its dependencies)"
+    assert normalize(ctypes_38) == ("FileNotFoundError: [WinError 126] The specified module could not be "
+                                    'found. Error loading "C:\\t\\c10.dll" or one of its dependencies')
+
+
+def test_a_cause_is_named_before_its_consequence() -> None:
+    """`explains`: the bootstrapping RuntimeError comes before the BrokenPipeError it causes."""
+    _, spawn = read_case(LOGS / "seed001_mp_spawn.txt")
+    _, pipe = read_case(LOGS / "seed001_broken_pipe.txt")
+    assert [f.id for f in diagnose_text(spawn + "\n" + pipe)][:2] == ["mp_spawn", "broken_pipe"]
+    assert [f.id for f in diagnose_text(pipe + "\n" + spawn)][:2] == ["mp_spawn", "broken_pipe"]
+
+
+def test_an_undecided_dll_failure_lists_its_candidates() -> None:
+    _, text = read_case(LOGS / "upstream_torch_procedure_574.txt")
+    first = diagnose_text(text)[0]
+    assert first.undecided and "python_too_old_for_wheel" in first.as_json()["candidates"]
+
+
+def test_a_cut_paste_is_said_to_be_cut() -> None:
+    _, whole = read_case(LOGS / "upstream_pygpu_import_6429.txt")
+    assert "Traceback (most recent call last)" in whole
+    assert doctor.doctor_log(whole).notes == ()
+    cut = whole[:whole.rindex('  File "')] + '  File "/usr/lib/python3/dist-packages/pygpu/x.py", line 7\n'
+    assert doctor.doctor_log(cut).notes == (doctor.CUT_NOTE,)
+    stdin = ('Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+             "ImportError: No module named x\n")
+    assert doctor.doctor_log(stdin).notes == ()
+
+
+def test_a_paste_cut_where_torch_loads_its_dlls_lists_the_candidates() -> None:
+    """pytorch #28363's frame as Python prints it, the paste cut before the exception line."""
+    text = ('Traceback (most recent call last):\n  File "C:\\Users\\me\\.conda\\envs\\py3\\lib\\site-packages'
+            '\\torch\\__init__.py", line 81, in <module>\n    from torch._C import *\n')
+    first = diagnose_text(text)[0]
+    assert doctor.looks_cut(text) and first.id == "dll_load_failed" and first.undecided

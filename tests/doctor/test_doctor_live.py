@@ -36,6 +36,7 @@ REPRODUCED = {
     "gpuarray_needs_cxx", "foreign_gxx", "pygpu_import", "pygpu_load_lib", "compile_lock",
     "torch_C_shadow", "module_shadow", "env_mismatch", "conda_eof", "mp_spawn", "float64_gpu",
     "old_check_script", "python_32bit", "gpuarray_headers", "opencl_gemv_beta0", "opencl_blas_missing",
+    "two_theano_installs",
 }
 GPU_CHECKS = str(ROOT / "src" / "gpuforge" / "inside" / "gpu_checks.py")
 PYTHON32 = default_cache_dir() / "python32" / "python3"  # made by ci/python32.sh
@@ -492,3 +493,19 @@ def test_python_32bit(tmp_path: Path) -> None:
     assert ids == ["python_32bit"] and evidence(data, "python_32bit") == "python.bits = 32"
     ids, _ = doctor("/usr/bin/python3", dict(os.environ, THEANORC=str(tmp_path / "rc")), tmp_path)
     assert "python_32bit" not in ids  # the fix: a 64-bit Python
+
+
+def test_two_theano_installs_side_by_side(cpu: TargetEnv, tmp_path: Path) -> None:
+    """A second real copy of the target's Theano (package and dist-info, as `pip install --target`
+    leaves it) on PYTHONPATH: two installs, found from the probe's facts."""
+    site = Path(subprocess.run([str(cpu.python), "-c", "import theano, os; print(os.path.dirname("
+                                "os.path.dirname(theano.__file__)))"], capture_output=True, text=True,
+                               env=env_for(cpu), cwd=tmp_path, check=True).stdout.strip())
+    second = tmp_path / "user-site"
+    shutil.copytree(site / "theano", second / "theano")
+    for record in site.glob("[Tt]heano-*-info"):
+        shutil.copytree(record, second / record.name)
+    ids, data = doctor(cpu.python, env_for(cpu, PYTHONPATH=str(second)), tmp_path)
+    assert ids[0] == "two_theano_installs", ids
+    assert str(second / "theano") in evidence(data, "two_theano_installs")
+    assert "two_theano_installs" not in doctor(cpu.python, env_for(cpu), tmp_path)[0]

@@ -8,6 +8,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import re2
+
+from gpuforge.doctor.normalize import evidence_lines, normalize
 from gpuforge.errors import GpuforgeError
 from gpuforge.yamlio import load_yaml
 
@@ -43,15 +46,18 @@ class Entry:
     id: str
     title: str
     platforms: tuple[str, ...]
-    patterns: tuple[re.Pattern[str], ...]
+    patterns: tuple[re2._Regexp, ...]
     cause: str
     fix: str
     source: str
     raw: Any = None
-    all_patterns: tuple[re.Pattern[str], ...] = ()
+    all_groups: tuple[tuple[re2._Regexp, ...], ...] = ()  # each group: all of its patterns
+    unless: tuple[re2._Regexp, ...] = ()  # any of these in the text rules the entry out
     facts: tuple[tuple[Condition, ...], ...] = ()  # AND of ORs
     wrapper: bool = False
     autofix: Any = None
+    explains: tuple[str, ...] = ()  # ids of failures this one causes: it is named before them
+    candidates: tuple[str, ...] = ()  # an undecided symptom: the ids that may cause it
 
 
 @dataclass(frozen=True)
@@ -65,10 +71,18 @@ class Finding:
     def id(self) -> str:
         return self.entry.id
 
-    def as_json(self) -> dict[str, str]:
+    @property
+    def undecided(self) -> bool:
+        """A symptom with several possible causes: the finding lists them instead of guessing."""
+        return bool(self.entry.candidates)
+
+    def as_json(self) -> dict[str, Any]:
         e = self.entry
-        return {"id": e.id, "title": e.title, "cause": e.cause, "fix": e.fix,
-                "evidence": self.evidence, "source": e.source}
+        found = {"id": e.id, "title": e.title, "cause": e.cause, "fix": e.fix,
+                 "evidence": self.evidence, "source": e.source}
+        if e.candidates:
+            found["candidates"] = list(e.candidates)
+        return found
 
 
 def lookup(facts: Any, path: str) -> Any:
@@ -113,11 +127,66 @@ def _condition(text: str, path: Path, line: int) -> Condition:
     return Condition(str(text), m["path"], bool(m["not"]), m["op"], (m["value"] or "").strip())
 
 
-def _patterns(item: Any, key: str, path: Path, line: int) -> tuple[re.Pattern[str], ...]:
+def compile_pattern(pattern: str) -> re2._Regexp:
+    """A catalog pattern (MULTILINE) on RE2: matching time is linear in the text, whatever the
+    pattern, so a 10 MB single-line log cannot make a pattern backtrack (Python's `re` took
+    minutes on such lines). RE2 has no backreferences or lookaround; the catalog needs neither."""
+    options = re2.Options()
+    options.log_errors = False
+    return re2.compile(f"(?m){pattern}".encode(), options)
+
+
+def last_match(pattern: re2._Regexp, data: bytes) -> re2._Match | None:
+    """The match of ``pattern`` that starts last in ``data``, in time linear in its size.
+
+    Walking every match of a pattern that matches 400,000 times in a 10 MB paste costs
+    seconds in Python objects; instead search ever larger tails of the text (a search
+    from a position finds the leftmost match starting there or later), then halve the
+    stretch that holds the last start, and walk the matches of that stretch only.
+    """
+    size, window = len(data), 1 << 16
+    while True:
+        start = max(0, size - window)
+        found = pattern.search(data, start)
+        if found is not None:
+            break
+        if start == 0:
+            return None
+        window <<= 2
+    # a match starts at low; none starts at or after high (the previous, shorter tail had none)
+    low, high = found.start(), (size - (window >> 2)) if window > 1 << 16 else size
+    while high - low > 1 << 16:
+        middle = (low + high) // 2
+        probe = pattern.search(data, middle)
+        if probe is None:
+            high = middle
+        else:
+            low, found = probe.start(), probe
+    for m in pattern.finditer(data, low):
+        found = m
+    return found
+
+
+def _patterns(item: Any, key: str, path: Path, line: int) -> tuple[re2._Regexp, ...]:
     try:
-        return tuple(re.compile(p, re.M) for p in (item.get("match") or {}).get(key, []) or [])
-    except re.error as exc:
-        raise GpuforgeError(f"{item['id']}: bad pattern: {exc}", path, line) from None
+        return tuple(compile_pattern(p) for p in (item.get("match") or {}).get(key, []) or [])
+    except re2.error as exc:
+        reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
+        raise GpuforgeError(f"{item['id']}: bad pattern (RE2 syntax): {reason}", path, line) from None
+
+
+def _groups(item: Any, path: Path, line: int) -> tuple[tuple[re2._Regexp, ...], ...]:
+    """`all:` is one list of patterns that must all match, or a list of such lists (any one)."""
+    value = (item.get("match") or {}).get("all") or []
+    groups = value if value and all(isinstance(v, list) for v in value) else [value] if value else []
+    return tuple(_patterns({"id": item["id"], "match": {"all": g}}, "all", path, line) for g in groups)
+
+
+def _ids(item: Any, key: str, path: Path, line: int) -> tuple[str, ...]:
+    value = item.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise GpuforgeError(f"{item['id']}: `{key}` must be a list of entry ids", path, line)
+    return tuple(value)
 
 
 @cache
@@ -143,11 +212,19 @@ def load_catalog(path: Path = CATALOG_PATH) -> tuple[Entry, ...]:
             for group in (item.get("match") or {}).get("facts", []) or [])
         entry = Entry(item["id"], item["title"], platforms, _patterns(item, "text", path, line),
                       item["cause"], item["fix"], item["source"], item,
-                      all_patterns=_patterns(item, "all", path, line), facts=facts,
-                      wrapper=bool(item.get("wrapper")), autofix=item.get("autofix"))
-        if not (entry.patterns or entry.all_patterns or entry.facts):
+                      all_groups=_groups(item, path, line), facts=facts,
+                      unless=_patterns(item, "unless", path, line),
+                      wrapper=bool(item.get("wrapper")), autofix=item.get("autofix"),
+                      explains=_ids(item, "explains", path, line),
+                      candidates=_ids(item, "candidates", path, line))
+        if not (entry.patterns or entry.all_groups or entry.facts):
             raise GpuforgeError(f"{item['id']}: no match (text, all or facts)", path, line)
         entries.append(entry)
+    for e in entries:
+        unknown = sorted(set(e.explains + e.candidates) - seen)
+        if unknown:
+            line = data.lc.item(entries.index(e))[0] + 1
+            raise GpuforgeError(f"{e.id}: explains/candidates name unknown ids {unknown}", path, line)
     return tuple(entries)
 
 
@@ -159,49 +236,87 @@ def entry(entry_id: str) -> Entry:
     raise GpuforgeError(f"no catalog entry {entry_id!r} (known: {ids})")
 
 
-def _line_of(text: str, m: re.Match[str]) -> str:
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    line_end = text.find("\n", m.end())
-    return text[line_start:line_end if line_end != -1 else None].strip()[:300]
+def _line_of(text: bytes, m: re2._Match) -> str:
+    line_start = max(text.rfind(b"\n", 0, m.start()) + 1, m.start() - 300)
+    line_end = text.find(b"\n", m.end(), m.end() + 300)
+    line = text[line_start:line_end if line_end != -1 else m.end() + 300]
+    return line.decode("utf-8", "replace").strip()[:300]
 
 
-def _text_match(e: Entry, text: str) -> tuple[int, str] | None:
-    """(position of the last match, evidence) of an entry in ``text``, or None."""
+@cache
+def pattern_set(path: Path = CATALOG_PATH) -> tuple[re2.Set, list[bytes]]:
+    """Every pattern of the catalog in one RE2 set: one pass over a text tells which of them
+    occur at all, so only those are searched again for their last match."""
+    options = re2.Options()
+    options.log_errors = False
+    patterns = sorted({p.pattern for e in load_catalog(path)
+                       for p in (*e.patterns, *e.unless, *(q for g in e.all_groups for q in g))})
+    found = re2.Set.SearchSet(options)
+    for pattern in patterns:
+        found.Add(pattern)
+    found.Compile()
+    return found, patterns
+
+
+def _text_match(e: Entry, text: bytes, present: set[bytes]) -> tuple[int, str] | None:
+    """(position of the last match, evidence) of an entry in ``text`` (UTF-8), or None;
+    ``present``: the patterns that occur in the text."""
+    if any(p.pattern in present for p in e.unless):
+        return None
     best = None
     for pattern in e.patterns:
-        for m in pattern.finditer(text):
-            if best is None or m.start() > best.start():
-                best = m
-    if e.all_patterns:
+        m = last_match(pattern, text) if pattern.pattern in present else None
+        if m is not None and (best is None or m.start() > best.start()):
+            best = m
+    evidence = _line_of(text, best) if best is not None else ""
+    for group in e.all_groups:
         last = []
-        for pattern in e.all_patterns:
-            hits = list(pattern.finditer(text))
-            if not hits:
+        for pattern in group:
+            hit = last_match(pattern, text) if pattern.pattern in present else None
+            if hit is None:
                 break
-            last.append(hits[-1])
+            last.append(hit)
         else:
             m = max(last, key=lambda h: h.start())
             if best is None or m.start() > best.start():
-                ordered = sorted(last, key=lambda h: h.start())
-                return m.start(), " ... ".join(_line_of(text, h) for h in ordered)
-    return (best.start(), _line_of(text, best)) if best is not None else None
+                best = m
+                lines = (_line_of(text, h) for h in sorted(last, key=lambda h: h.start()))
+                evidence = " ... ".join(dict.fromkeys(lines))  # one line that holds them all: once
+    return (best.start(), evidence) if best is not None else None
+
+
+def order_findings(hits: list[tuple[int, Finding]]) -> list[Finding]:
+    """Findings by cause, then position: the most likely root cause first.
+
+    - the one matching latest comes first: a traceback ends with the real error;
+    - but a finding that another one found ``explains`` (its consequence: the
+      BrokenPipeError after a failed bootstrapping) comes after every cause;
+    - an entry marked ``wrapper`` is reported only when nothing more specific matches;
+    - an undecided symptom (``candidates``) is dropped when one of its candidates was
+      found itself: the evidence decided.
+    """
+    ordered = [f for _, f in sorted(hits, key=lambda h: -h[0])]
+    found = {f.id for f in ordered}
+    ordered = [f for f in ordered if not set(f.entry.candidates) & found]
+    explained = {i for f in ordered for i in f.entry.explains}
+    ordered = [f for f in ordered if f.id not in explained] + [f for f in ordered if f.id in explained]
+    specific = [f for f in ordered if not f.entry.wrapper]
+    return specific or ordered
 
 
 def diagnose_text(text: str) -> list[Finding]:
-    """Entries whose patterns match ``text``, the one matching latest first.
-
-    The last match wins because a traceback ends with the real error, while
-    wrappers (``Could not initialize pygpu, support disabled``) come first; an
-    entry marked ``wrapper`` is reported only when nothing more specific matches.
-    """
+    """Entries whose patterns match ``text`` (normalized first), the root cause first."""
+    text = normalize(text)
+    data = "\n".join([text, *evidence_lines(text)]).encode("utf-8", "replace")
+    catalog = load_catalog()
+    found_set, patterns = pattern_set()
+    present = {patterns[i] for i in found_set.Match(data) or []}
     hits = []
-    for e in load_catalog():
-        found = _text_match(e, text)
+    for e in catalog:
+        found = _text_match(e, data, present)
         if found is not None:
             hits.append((found[0], Finding(e, found[1])))
-    ordered = [f for _, f in sorted(hits, key=lambda h: -h[0])]
-    specific = [f for f in ordered if not f.entry.wrapper]
-    return specific or ordered
+    return order_findings(hits)
 
 
 def diagnose_facts(facts: dict[str, Any], platform: str) -> list[Finding]:

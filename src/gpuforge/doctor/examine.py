@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuforge.doctor.catalog import Entry, Finding, diagnose, lookup
+from gpuforge.doctor.normalize import last_frames_of_cut_traceback
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import write_atomic
 from gpuforge.inside import probe as probe_mod
@@ -135,6 +136,11 @@ def derive(facts: dict[str, Any]) -> dict[str, Any]:
     derived["env_mismatch"] = env_mismatch(lookup(facts, "path") or {})
     if host_platform(facts) == "win":
         derived["path_spaces_nonascii"] = odd_windows_path(facts, effective)
+    theano_copies = lookup(facts, "installs.theano") or {}
+    for kind in ("packages", "records"):
+        if len(theano_copies.get(kind) or []) > 1:
+            derived["two_theano_installs"] = f"Theano {kind}: " + "; ".join(theano_copies[kind])
+            break
     shadows = lookup(facts, "cwd.shadows") or {}
     derived["shadow_other"] = [p for name, p in sorted(shadows.items()) if name != "torch"]
     facts["derived"] = derived
@@ -196,9 +202,13 @@ class Report:
     findings: list[Finding]
     facts: dict[str, Any] | None
     seconds: float
+    notes: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, Any]:
-        return {"findings": [f.as_json() for f in self.findings]}
+        data: dict[str, Any] = {"findings": [f.as_json() for f in self.findings]}
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
 
 
 def diagnose_facts_report(facts: dict[str, Any], start: float) -> Report:
@@ -219,7 +229,16 @@ def doctor_python(python: str, timeout: float = 180, cwd: Path | None = None,
 
 def doctor_log(text: str) -> Report:
     start = time.monotonic()
-    return Report(diagnose(text=text), None, time.monotonic() - start)
+    notes = (CUT_NOTE,) if looks_cut(text) else ()
+    return Report(diagnose(text=text), None, time.monotonic() - start, notes)
+
+
+CUT_NOTE = ("the paste looks cut: it ends inside a traceback, before the exception line; "
+            "paste the whole output for a surer answer")
+
+
+def looks_cut(text: str) -> bool:
+    return last_frames_of_cut_traceback(text) is not None
 
 
 def read_log(name: str) -> str:
@@ -231,9 +250,31 @@ def read_log(name: str) -> str:
             data = Path(name).read_bytes()
         except OSError as exc:
             raise GpuforgeError(f"cannot read the log: {exc.strerror or exc}", name) from None
-    if b"\0" in data[:65536]:
+    text = decode_log(data)
+    if text is None:
         raise GpuforgeError("not a text log (binary data)", name)
-    return data.decode("utf-8", "replace").replace("\r\n", "\n")
+    return text.replace("\r\n", "\n")
+
+
+BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+def decode_log(data: bytes) -> str | None:
+    """A log's text: UTF-8 (with or without a BOM), UTF-16 with a BOM (PowerShell's `>`, Notepad)
+    or without one (NUL bytes at every other offset); None for binary data. Undecodable bytes
+    (a latin-1 or GBK console) become U+FFFD: the error numbers and shapes still match."""
+    for bom, codec in BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(codec, "replace")
+    head = data[:65536]
+    if b"\0" not in head:
+        return data.decode("utf-8", "replace")
+    even, odd = head[0::2], head[1::2]
+    for zeros, codec in ((odd, "utf-16-le"), (even, "utf-16-be")):
+        other = even if zeros is odd else odd
+        if zeros.count(0) > 0.4 * len(zeros) and other.count(0) < 0.05 * len(other):
+            return data[:len(data) // 2 * 2].decode(codec, "replace")
+    return None
 
 
 def time_doctor(python: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> float:
@@ -307,6 +348,8 @@ def print_report(report: Report, out: Callable[[str], None] = print) -> None:
         for line in format_finding(f):
             out(line)
         out("")
+    for note in report.notes:
+        out(f"note: {note}")
     n = len(report.findings)
     out(f"{n} known failure(s) found ({report.seconds:.1f} s); "
         "`gpuforge doctor --explain ID` shows an entry" if n else

@@ -446,6 +446,27 @@ def shadow_facts():
     return {"cwd": cwd, "shadows": found}
 
 
+def installs_facts(name="theano"):
+    """Every copy of ``name`` on sys.path: package folders and install records (dist-info,
+    egg-info, eggs). Two of either is two installs side by side (pip over conda, user site)."""
+    packages, records = [], []
+    for entry in sys.path:
+        folder = os.path.abspath(entry or os.getcwd())
+        if not os.path.isdir(folder):
+            continue
+        if os.path.isfile(os.path.join(folder, name, "__init__.py")):
+            packages.append(os.path.join(folder, name))
+        try:
+            items = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for item in items:
+            low = item.lower()
+            if low.startswith(name + "-") and low.endswith((".dist-info", ".egg-info", ".egg")):
+                records.append(os.path.join(folder, item))
+    return {"packages": sorted(set(packages)), "records": sorted(set(records))}
+
+
 def bz2_complete(path):
     """True when a .tar.bz2 ends with bzip2's end-of-stream marker (a cut download does not)."""
     size = os.path.getsize(path)
@@ -686,6 +707,7 @@ def probe(self_cmd, timeout):
             held[0]["lock_dir"], held[0]["pid"])
     facts["compiler"] = safe(compiler_facts, config)
     facts["cwd"] = safe(shadow_facts)
+    facts["installs"] = {"theano": safe(installs_facts, "theano")}
     facts["conda_pkgs"] = safe(conda_pkgs_facts)
     facts["cuda"] = {"driver": safe(cuda_driver), "nvidia_smi": safe(nvidia_smi),
                      "nvcc": safe(nvcc_facts, config), "cudnn": safe(cudnn_facts, config)}

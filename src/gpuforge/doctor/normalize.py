@@ -1,0 +1,209 @@
+"""Pasted logs to one canonical wording before the catalog's patterns see them.
+
+The same failure reaches users in many words: Python 2's exception forms beside
+Python 3's, a Windows system message in the user's language, a message quoted
+with or without its error-number prefix, repr()'d paths with doubled
+backslashes. Each rule here rewrites one such variation to the form the catalog
+is written against, so an entry needs one pattern per failure, not per wording.
+
+These rules are fixed code, not catalog data, and each is linear in Python's `re`: a
+literal start and one character-class run that cannot overlap itself (no nested or
+adjacent repeats, so no backtracking); `nox -s doctor_eval` times them on 10 MB lines.
+The catalog's own patterns run on RE2 (catalog.compile_pattern).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import re2
+
+# Windows system error codes the catalog names, with their English message
+# (winerror.h / FormatMessage text).
+WINDOWS_MESSAGES = {
+    5: "Access is denied.",
+    126: "The specified module could not be found.",
+    127: "The specified procedure could not be found.",
+    182: "The operating system cannot run %1.",
+    193: "%1 is not a valid Win32 application.",
+    206: "The filename or extension is too long.",
+    1455: "The paging file is too small for this operation to complete.",
+}
+
+# The same system messages as localized Windows prints them (FormatMessage in the
+# user's UI language), by a distinctive part of each; `DLL load failed:` carries no
+# error number, so these are how a localized one is recognised.
+LOCALIZED_MESSAGES = {
+    126: ("找不到指定的模块", "找不到指定的模組", "指定されたモジュールが見つかりません",
+          "지정된 모듈을 찾을 수 없습니다", "Das angegebene Modul wurde nicht gefunden",
+          "Le module spécifié est introuvable", "No se puede encontrar el módulo especificado",
+          "Não foi possível encontrar o módulo especificado", "Impossibile trovare il modulo specificato",
+          "Не найден указанный модуль"),
+    127: ("找不到指定的程序", "指定されたプロシージャが見つかりません",
+          "지정된 프로시저를 찾을 수 없습니다", "Die angegebene Prozedur wurde nicht gefunden",
+          "La procédure spécifiée est introuvable", "No se encontró el proceso especificado",
+          "Não foi possível encontrar o procedimento especificado", "Не найдена указанная процедура"),
+    182: ("操作系统无法运行 %1", "作業系統無法執行 %1", "オペレーティング システムは %1 を実行できません",
+          "Das Betriebssystem kann %1 nicht ausführen", "Le système d'exploitation ne peut pas exécuter %1",
+          "O sistema operacional não pode executar %1", "El sistema operativo no puede ejecutar %1"),
+    193: ("%1 不是有效的 Win32 应用程序", "%1 不是有效的 Win32 應用程式",
+          "%1 は有効な Win32 アプリケーションではありません",
+          "%1 ist keine zulässige Win32-Anwendung", "%1 n'est pas une application Win32 valide",
+          "%1 no es una aplicación Win32 válida", "%1 não é um aplicativo Win32 válido",
+          "%1 не является приложением Win32"),
+    1455: ("页面文件太小，无法完成操作", "ページング ファイルが小さすぎるため",
+           "Die Auslagerungsdatei ist zu klein", "Le fichier de pagination est insuffisant"),
+    5: ("拒绝访问", "存取被拒", "アクセスが拒否されました", "Zugriff verweigert", "Accès refusé",
+        "Acceso denegado", "Отказано в доступе"),
+}
+
+
+def _localized_rule() -> tuple[re.Pattern[str], dict[str, int]]:
+    by_text = {text: code for code, texts in LOCALIZED_MESSAGES.items() for text in texts}
+    alternatives = "|".join(re.escape(t) for t in sorted(by_text, key=len, reverse=True))
+    # the localized message through the end of its sentence (。 or .), as Windows prints it
+    return re.compile(f"({alternatives})[^\\n.。]*[.。]?"), by_text
+
+
+LOCALIZED, LOCALIZED_CODE = _localized_rule()
+
+# (pattern, replacement); applied in order, each over the whole text.
+RULES = [(re.compile(p), r) for p, r in (
+    (r"\x1b\[[0-9;]*[A-Za-z]", ""),                                      # terminal colours
+    (r"\r\n?", "\n"),
+    (r"\\\\", r"\\"),                                                    # repr()'d Windows paths
+    # Python 2: `WindowsError: [Error 126] ...` is Python 3's `OSError: [WinError 126] ...`
+    (r"WindowsError: *", "OSError: "),
+    (r"\[Error (\d+)\]", r"[WinError \1]"),
+    # Python 2's `ImportError: No module named torch._C` is Python 3's ModuleNotFoundError
+    # (the catalog's patterns take the name with or without quotes)
+    (r"ModuleNotFoundError:", "ImportError:"),
+    # Python 2's `'module' object has no attribute 'x'` names no module; 3's names it
+    (r"'module' object has no attribute", "module '?' has no attribute"),
+    # Python >= 3.8's ctypes/os.add_dll_directory form of error 126
+    (r"Could not find module '([^'\n]+)' \(or one of its dependencies\)",
+     r'[WinError 126] The specified module could not be found. Error loading "\1" '
+     r"or one of its dependencies"),
+    # GCC in the user's language: glibc's strerror(ENOENT) and GCC's "fatal error"
+    (r" ?: (Aucun fichier ou dossier de ce type|Datei oder Verzeichnis nicht gefunden|"
+     r"No existe el archivo o el directorio|Arquivo ou diretório inexistente|"
+     r"Nessun file o directory|Нет такого файла или каталога|没有那个文件或目录|"
+     r"そのようなファイルやディレクトリはありません)", ": No such file or directory"),
+    (r"erreur fatale|schwerwiegender Fehler|error fatal|erro fatal|errore fatale|"
+     r"致命错误|致命的エラー", "fatal error"),
+    # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`
+    (r"DLL load failed while importing [\w.]+:", "DLL load failed:"),
+)]
+
+
+def _english(match: re.Match[str]) -> str:
+    return WINDOWS_MESSAGES[LOCALIZED_CODE[match.group(1)]]
+
+
+# GCC's quotes in a UTF-8 locale, and Markdown's backticks, as plain ones
+QUOTES = ("‘", "’", "`", "´")
+ALL_RULES = [*RULES, (LOCALIZED, _english)]
+
+
+def _rule_set() -> re2.Set:
+    """All rules in one RE2 set: one pass over the text tells which rules apply at all
+    (Python's `re` takes 0.05-0.4 s to find nothing in 10 MB for some of them)."""
+    options = re2.Options()
+    options.log_errors = False
+    rules = re2.Set.SearchSet(options)
+    for pattern, _ in ALL_RULES:
+        rules.Add(pattern.pattern)
+    rules.Compile()
+    return rules
+
+
+RULE_SET = _rule_set()
+
+
+def normalize(text: str) -> str:
+    """``text`` with every known variation of wording rewritten to the catalog's form."""
+    for quote in QUOTES:
+        text = text.replace(quote, "'")
+    for index in sorted(RULE_SET.Match(text) or []):
+        pattern, replacement = ALL_RULES[index]
+        text = pattern.sub(replacement, text)
+    return text
+
+
+
+# --- evidence in a traceback's paths ----------------------------------------------------------
+# A pasted traceback shows where each module was imported from. Two shapes name a cause
+# on their own, and become a line the catalog matches (`gpuforge-evidence: ...`):
+# - a package imported from outside the installation: `torch/__init__.py` (or pygpu's) of a
+#   source tree, a ./torch.py, or torch partially initialized (it imported itself): the
+#   uncompiled checkout or the file shadows the installed, built package;
+# - a module shadowed by a user's file: a single file named like a package (numpy.py: real
+#   packages are folders), or named like a standard-library module and imported by library
+#   code (the frame right before it is in the installation), or named in an ImportError
+#   `cannot import name 'x' from 'random' (/home/me/random.py)`.
+
+FRAME = re.compile(r'^[ \t>]*File "([^"\n]+)", line \d+|^([^\s<][^\n]*?\.py) in [<\w]', re.M)
+PARTIAL = re.compile(r"partially initialized module '(\w+)' has no attribute|"
+                     r"module '(\w+)' has no attribute '\w+' \(most likely due to a circular import\)")
+FROM_FILE = re.compile(r"cannot import name '?\w+'? from '(\w+)' \(([^)\n]+\.py)\)")
+INSTALLED = re.compile(r"site-packages|dist-packages|[/\\]lib[/\\]|[/\\]lib64[/\\]|<|\.egg|\.pyx|"
+                       r"Python\.framework|[/\\]python\d[\d.]*[/\\]", re.I)
+BUILT_PACKAGES = ("torch", "pygpu")  # a source checkout of these lacks the compiled modules
+PACKAGES = frozenset({"numpy", "scipy", "torch", "theano", "pygpu", "mxnet", "onnx", "tensorflow", "keras",
+                      "pandas", "matplotlib", "sklearn", "cv2", "torchvision", "lasagne"})
+NOT_SHADOWS = frozenset({"__init__", "__main__", "test", "tests", "setup", "main", "this"})
+SHADOWED = (PACKAGES | frozenset(sys.stdlib_module_names)) - NOT_SHADOWS
+
+
+def _stem(path: str) -> tuple[str, str]:
+    """(the file's module name, its folder's name) of a path in Windows or POSIX form."""
+    parts = re.split(r"[/\\]", path)
+    return parts[-1][:-3] if parts[-1].endswith(".py") else "", parts[-2] if len(parts) > 1 else ""
+
+
+TRACEBACK = "Traceback (most recent call last)"
+# a frame line and its code line (indented deeper than the exception line that may follow)
+FRAME_LINE = re.compile(r'^[ \t>]*File "[^"\n]+", line \d+[^\n]*(\n[ \t>]{3,}\S[^\n]*)?', re.M)
+EXCEPTION_LINE = re.compile(r"^[ \t>]*[\w.]*(Error|Exception|Exit|Interrupt|Warning)\b", re.M)
+
+
+def last_frames_of_cut_traceback(text: str, count: int = 2) -> list[str] | None:
+    """The last frames (with their code line) of a paste that ends inside a traceback, before
+    its exception line; None when the paste is not cut so."""
+    start = text.rfind(TRACEBACK)
+    if start < 0:
+        return None
+    frames = [m.group(0) for m in FRAME_LINE.finditer(text, start)]
+    after = text.rfind(frames[-1]) + len(frames[-1]) if frames else start + len(TRACEBACK)
+    if EXCEPTION_LINE.search(text, after) is not None:
+        return None
+    return [" ".join(f.split()) for f in frames[-count:]]
+
+
+def evidence_lines(text: str) -> list[str]:
+    """What the paths of a pasted traceback show, one `gpuforge-evidence:` line per fact."""
+    found: dict[str, None] = {}
+    frames = [m.group(1) or m.group(2) for m in FRAME.finditer(text)]
+    for i, path in enumerate(frames):
+        if INSTALLED.search(path):
+            continue
+        name, folder = _stem(path)
+        if name == "__init__" and folder in BUILT_PACKAGES:
+            found[f"gpuforge-evidence: {folder} imported from outside the installation: {path}"] = None
+        elif name in BUILT_PACKAGES:  # ./torch.py
+            found[f"gpuforge-evidence: {name} imported from outside the installation: {path}"] = None
+        elif name in PACKAGES or (name in SHADOWED and i > 0 and INSTALLED.search(frames[i - 1])):
+            found[f"gpuforge-evidence: module_shadow: {name} imported from {path}"] = None
+    for m in PARTIAL.finditer(text):  # a circular import of a package: it imported itself
+        name = m.group(1) or m.group(2)
+        fact = (f"{name} imported from outside the installation" if name in BUILT_PACKAGES
+                else f"module_shadow: {name}")
+        found[f"gpuforge-evidence: {fact}: partially initialized"] = None
+    cut = last_frames_of_cut_traceback(text)
+    if cut:  # what the last frames were doing is all there is: entries may match it
+        found["gpuforge-evidence: cut inside a traceback, last frames: " + " | ".join(cut)] = None
+    for module, path in FROM_FILE.findall(text):
+        if not INSTALLED.search(path) and _stem(path)[0] == module:
+            found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
+    return list(found)

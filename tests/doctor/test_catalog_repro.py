@@ -1,0 +1,206 @@
+"""Catalog entries proven on failures made here for real: the real compiler, loader or conda
+prints the error, and the doctor must name it first.
+
+What cannot fail here (a Windows DLL, Anaconda's terms plugin) is a recorded text in
+tests/data/logs instead (test_doctor.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuforge.doctor.catalog import diagnose_text
+
+REPRODUCED_HERE = {"mingw_32bit", "mingw_hypot", "path_spaces_nonascii", "runtime_dll_beside_wheel",
+                   "glibc_too_old", "libgpuarray_source_checkout", "channel_missing", "windows_path_too_long",
+                   "gpu_preallocate_oom"}
+
+
+def first_id(text: str) -> str | None:
+    found = diagnose_text(text)
+    return found[0].id if found else None
+
+
+def tool(name: str, package: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"needs {name}: `apt-get install {package}` (Debian)")
+    return path
+
+
+def run(cmd: list[str], cwd: Path, **kw: object) -> str:
+    env = dict(os.environ, LC_ALL="C.UTF-8")
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, **kw)
+    return proc.stdout + proc.stderr
+
+
+def test_mingw_32bit_compiler_for_64bit_python(tmp_path: Path) -> None:
+    """A 32-bit MinGW asked for -m64 (what Theano passes for a 64-bit Python)."""
+    gcc = tool("i686-w64-mingw32-gcc", "gcc-mingw-w64-i686-win32")
+    (tmp_path / "mod.c").write_text("int main(void) { return 0; }\n", encoding="utf-8")
+    out = run([gcc, "-m64", "-DMS_WIN64", "-c", "mod.c"], tmp_path)
+    assert "64-bit mode not compiled in" in out, out
+    assert first_id(out) == "mingw_32bit"
+
+
+def test_mingw_hypot_with_pythons_pyconfig(tmp_path: Path) -> None:
+    """CPython's PC/pyconfig.h says `#define hypot _hypot`; MinGW-w64's <cmath> then breaks."""
+    gxx = tool("x86_64-w64-mingw32-g++", "g++-mingw-w64-x86-64-win32")
+    (tmp_path / "mod.cpp").write_text("#define hypot _hypot\n#include <cmath>\nint main() { return 0; }\n",
+                                      encoding="utf-8")
+    out = run([gxx, "-c", "mod.cpp"], tmp_path)
+    assert "hypot" in out and "has not been declared" in out, out
+    assert first_id(out) == "mingw_hypot"
+
+
+def test_space_in_the_user_name_splits_the_compiledir(tmp_path: Path) -> None:
+    """g++ given the compiledir of `C:\\Users\\Chris Pikula` unquoted, as Theano 0.9 passed it."""
+    gxx = tool("g++", "g++")
+    compiledir = r"C:\Users\Chris Pikula\AppData\Local\Theano\compiledir_Windows-7-64\lazylinker_ext"
+    out = run([gxx, "-shared", "-o", "lazylinker_ext.pyd", *(compiledir + r"\mod.cpp").split(" ")], tmp_path)
+    assert r"error: Pikula\AppData\Local\Theano" in out, out
+    assert first_id(out) == "path_spaces_nonascii"
+
+
+def test_a_library_the_wheel_does_not_ship(tmp_path: Path) -> None:
+    """An extension linked against libcudnn.so.5 (as mxnet-cu80 was) on a machine without it."""
+    gcc = tool("gcc", "gcc")
+    (tmp_path / "cudnn.c").write_text("int cudnnCreate(void) { return 0; }\n", encoding="utf-8")
+    (tmp_path / "wheel.c").write_text("int cudnnCreate(void);\nint f(void) { return cudnnCreate(); }\n",
+                                      encoding="utf-8")
+    run([gcc, "-shared", "-fPIC", "-Wl,-soname,libcudnn.so.5", "-o", "libcudnn.so.5", "cudnn.c"], tmp_path)
+    run([gcc, "-shared", "-fPIC", "-o", "libmxnet.so", "wheel.c", "-L.", "-l:libcudnn.so.5"], tmp_path)
+    (tmp_path / "libcudnn.so.5").unlink()
+    out = run([sys.executable, "-c", "import ctypes; ctypes.CDLL('./libmxnet.so')"], tmp_path)
+    assert "libcudnn.so.5: cannot open shared object file" in out, out
+    assert first_id(out) == "runtime_dll_beside_wheel"
+
+
+def _elf_hash(name: bytes) -> int:
+    h = 0
+    for c in name:
+        h = ((h << 4) + c) & 0xFFFFFFFF
+        g = h & 0xF0000000
+        if g:
+            h ^= g >> 24
+        h &= ~g & 0xFFFFFFFF
+    return h
+
+
+def require_future_glibc(binary: Path, old: bytes, new: bytes) -> bool:
+    """Rewrite the binary's need for glibc version ``old`` into ``new`` (same length):
+    the name in .dynstr and its hash in .gnu.version_r, as a build on a newer glibc has them."""
+    data = bytearray(binary.read_bytes())
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    for _name, kind, _flags, _addr, offset, _size, link, info, _align, _entsize in sections:
+        if kind != 0x6FFFFFFE:  # SHT_GNU_verneed
+            continue
+        strtab = sections[link][4]
+        need = offset
+        for _ in range(info):
+            _version, count, _file, aux, nxt = struct.unpack_from("<HHIII", data, need)
+            entry = need + aux
+            for _ in range(count):
+                _hash, _flags2, _other, name, nxt_aux = struct.unpack_from("<IHHII", data, entry)
+                start = strtab + name
+                if data[start:start + len(old) + 1] == old + b"\0":
+                    data[start:start + len(old)] = new
+                    struct.pack_into("<I", data, entry, _elf_hash(new))
+                    binary.write_bytes(bytes(data))
+                    return True
+                entry += nxt_aux
+            need += nxt
+    return False
+
+
+def test_glibc_older_than_the_binary_needs(tmp_path: Path) -> None:
+    """A program that needs a glibc version newer than this machine's, as a binary built on a newer
+    system does: the real loader refuses it."""
+    gcc = tool("gcc", "gcc")
+    (tmp_path / "prog.c").write_text("int main(void) { return 0; }\n", encoding="utf-8")
+    run([gcc, "-o", "prog", "prog.c"], tmp_path)
+    found = re.search(rb"GLIBC_2\.\d\d", (tmp_path / "prog").read_bytes())
+    if not found:
+        pytest.skip("gcc here links no GLIBC_2.NN version need to rewrite")
+    assert require_future_glibc(tmp_path / "prog", found.group(0), b"GLIBC_2.99")
+    out = run([str(tmp_path / "prog")], tmp_path)
+    assert "version `GLIBC_2.99' not found" in out, out
+    assert first_id(out) == "glibc_too_old"
+
+
+def test_pygpu_imported_from_its_source_folder(tmp_path: Path) -> None:
+    """pygpu's Python files without the compiled modules, as a libgpuarray checkout has them."""
+    installed = Path("/usr/lib/python3/dist-packages/pygpu")
+    python = shutil.which("python3.11") or "/usr/bin/python3"
+    if not installed.is_dir():
+        pytest.skip("needs Debian's python3-pygpu: `apt-get install python3-pygpu`")
+    checkout = tmp_path / "libgpuarray" / "pygpu"
+    checkout.mkdir(parents=True)
+    for source in installed.glob("*.py"):
+        shutil.copy(source, checkout)
+    out = run([python, "-c", "import pygpu"], checkout.parent)
+    assert "Error" in out, out
+    assert first_id(out) == "libgpuarray_source_checkout", out
+
+
+def test_pip_long_path_hint_is_windows_path_too_long() -> None:
+    """pip's own hint for an ENOENT on a path over 260 characters, read from the installed pip."""
+    import pip._internal.commands.install as pip_install
+
+    source = Path(pip_install.__file__).read_text(encoding="utf-8")
+    pieces = re.search(r'"(HINT: This error might have occurred since )"\s*"([^"]*)"\s*"([^"]*)"', source)
+    assert pieces, "pip's Long Path hint moved: update windows_path_too_long"
+    assert first_id("".join(pieces.groups())) == "windows_path_too_long"
+
+
+def test_theanos_preallocate_warning_is_gpu_preallocate_oom() -> None:
+    """Theano's own words (theano/gpuarray/__init__.py, init_dev), checked in the installed Theano if any."""
+    text = "WARNING: Preallocating too much memory can prevent cudnn and cublas from working properly"
+    try:
+        import theano  # noqa: F401 - only its source file is read
+    except Exception:
+        source = None
+    else:
+        source = (Path(theano.__file__).parent / "gpuarray" / "__init__.py").read_text(encoding="utf-8")
+    if source is not None:
+        assert text.split(": ", 1)[1] in source
+    assert first_id(text + "\nRuntimeError: Error creating cudnn handle\n") == "gpu_preallocate_oom"
+
+
+CONDA_PYTHON = os.environ.get("GPUFORGE_CONDA_PYTHON")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not CONDA_PYTHON, reason="needs a Python with the real conda: run "
+                    "shared/vendor/conda-tools/install.sh VENV and set GPUFORGE_CONDA_PYTHON=VENV/bin/python")
+@pytest.mark.parametrize("make_channel, expected", [
+    (False, "UnavailableInvalidChannel"),
+    (True, "The following packages are not available from current channels")])
+def test_conda_on_a_channel_nobody_publishes(tmp_path: Path, make_channel: bool, expected: str) -> None:
+    """The real conda on a gpuforge channel that was never built (no folder), or built empty."""
+    channel = tmp_path / "gpuforge-channel"
+    if make_channel:
+        for subdir in ("noarch", "linux-64"):
+            (channel / subdir).mkdir(parents=True)
+            empty = {"info": {"subdir": subdir}, "packages": {}, "packages.conda": {}}
+            (channel / subdir / "repodata.json").write_text(json.dumps(empty), encoding="utf-8")
+    condarc = tmp_path / "condarc.yml"
+    condarc.write_text("solver: rattler\nchannels: []\n", encoding="utf-8")
+    env = dict(os.environ, CONDARC=str(condarc), CONDA_PKGS_DIRS=str(tmp_path / "pkgs"))
+    proc = subprocess.run([CONDA_PYTHON, "-m", "conda", "create", "--dry-run", "-p", str(tmp_path / "env"),
+                           "--override-channels", "-c", channel.as_uri(), "theano-gpu-config"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert expected in out, out
+    assert first_id(out) == "channel_missing"
