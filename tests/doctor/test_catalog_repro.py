@@ -178,16 +178,12 @@ def test_theanos_preallocate_warning_is_gpu_preallocate_oom() -> None:
     assert first_id(text + "\nRuntimeError: Error creating cudnn handle\n") == "gpu_preallocate_oom"
 
 
-CONDA_PYTHON = os.environ.get("GPUFORGE_CONDA_PYTHON")
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(not CONDA_PYTHON, reason="needs a Python with the real conda: run "
-                    "shared/vendor/conda-tools/install.sh VENV and set GPUFORGE_CONDA_PYTHON=VENV/bin/python")
 @pytest.mark.parametrize("make_channel, expected", [
     (False, "UnavailableInvalidChannel"),
     (True, "The following packages are not available from current channels")])
-def test_conda_on_a_channel_nobody_publishes(tmp_path: Path, make_channel: bool, expected: str) -> None:
+def test_conda_on_a_channel_nobody_publishes(conda_tools, tmp_path: Path, make_channel: bool,
+                                             expected: str) -> None:
     """The real conda on a gpuforge channel that was never built (no folder), or built empty."""
     channel = tmp_path / "gpuforge-channel"
     if make_channel:
@@ -198,8 +194,9 @@ def test_conda_on_a_channel_nobody_publishes(tmp_path: Path, make_channel: bool,
     condarc = tmp_path / "condarc.yml"
     condarc.write_text("solver: rattler\nchannels: []\n", encoding="utf-8")
     env = dict(os.environ, CONDARC=str(condarc), CONDA_PKGS_DIRS=str(tmp_path / "pkgs"))
-    proc = subprocess.run([CONDA_PYTHON, "-m", "conda", "create", "--dry-run", "-p", str(tmp_path / "env"),
-                           "--override-channels", "-c", channel.as_uri(), "theano-gpu-config"],
+    proc = subprocess.run([str(conda_tools.python), "-m", "conda", "create", "--dry-run",
+                           "-p", str(tmp_path / "env"), "--override-channels", "-c", channel.as_uri(),
+                           "theano-gpu-config"],
                           capture_output=True, text=True, env=env, timeout=300)
     out = proc.stdout + proc.stderr
     assert expected in out, out
