@@ -19,11 +19,11 @@ from pathlib import Path
 from ruamel.yaml import YAML
 
 from gpuforge.errors import GpuforgeError
-from gpuforge.fileio import write_atomic
+from gpuforge.fileio import read_bytes, read_text, write_atomic
 from gpuforge.recipes.render import RECIPE_NAMES, Recipe, render_variants, used_keys
 from gpuforge.recipes.selectors import PLATFORMS
 from gpuforge.recipes.variants import Variant, VariantConfig, load_config
-from gpuforge.yamlio import key_line, load_yaml
+from gpuforge.yamlio import expect_dependencies, expect_mapping, key_line, load_yaml, read_yaml
 
 CONFIG = Path("recipes/conda_build_config.yaml")
 RECIPES = Path("recipes")
@@ -197,10 +197,8 @@ def expected_files(plan: Plan) -> dict[Path, str]:
     """Every generated file (relative to the root) and the text it must have."""
     files = {job.config_path: job.config_text(plan.configs[job.platform]) for job in plan.jobs}
     workflow = plan.root / WORKFLOW
-    try:
-        text = workflow.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GpuforgeError(f"cannot read the workflow: {exc.strerror}", workflow) from None
+    text = read_text(workflow)
+    expect_mapping(load_yaml(text, workflow), workflow, 1, "a GitHub workflow")  # never rewrite a broken one
     files[WORKFLOW] = render_workflow(text, workflow, plan)
     return files
 
@@ -212,8 +210,8 @@ def render(root: Path, check: bool) -> list[str]:
     changes = []
     for rel, text in expected.items():
         path = plan.root / rel
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
-        if current == text:
+        current = read_bytes(path) if path.exists() or path.is_symlink() else None
+        if current == text.encode("utf-8"):
             continue
         state = "missing" if current is None else "out of date"
         changes.append(f"{rel.as_posix()}: {state}" if check else f"wrote {rel.as_posix()} (was {state})")
@@ -258,14 +256,8 @@ def local_env_file(source: Path, channel: Path, output: Path) -> Path:
     """Write ``source`` to ``output`` with the local ``channel`` first among its channels,
     and gpuforge's own packages (``gpuforge::theano``) taken from it."""
     source, channel = Path(source), Path(channel)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GpuforgeError(f"cannot read environment file: {exc.strerror}", source) from None
-    doc = load_yaml(text, source)
-    if not isinstance(doc, dict) or "dependencies" not in doc:
-        raise GpuforgeError("not an environment file: expected a mapping with `dependencies:`",
-                            source, 1)
+    doc = expect_mapping(read_yaml(source), source, 1, "an environment file (channels, dependencies)")
+    deps = expect_dependencies(doc, source)
     channels = doc.get("channels")
     if channels is None:
         doc["channels"] = channels = []
@@ -279,7 +271,6 @@ def local_env_file(source: Path, channel: Path, output: Path) -> Path:
         channels.remove(url)
     channels.insert(0, url)
     # `gpuforge::theano` names the project's channel: take those from the local one
-    deps = doc["dependencies"]
     for i, dep in enumerate(deps):
         if isinstance(dep, str) and dep.startswith("gpuforge::"):
             deps[i] = f"{url}::{dep.split('::', 1)[1]}"

@@ -23,7 +23,7 @@ from typing import Any
 
 from gpuforge.doctor.catalog import Entry, Finding, diagnose, lookup
 from gpuforge.errors import GpuforgeError
-from gpuforge.fileio import write_atomic
+from gpuforge.fileio import read_text, write_atomic
 from gpuforge.inside import probe as probe_mod
 
 PROBE = Path(probe_mod.__file__).resolve()
@@ -46,6 +46,8 @@ def parse_report(text: str, where: str) -> dict[str, Any]:
         facts = json.loads(payload)
     except json.JSONDecodeError as exc:
         raise GpuforgeError(f"not a probe report: {exc.msg}", where, exc.lineno) from None
+    except RecursionError:
+        raise GpuforgeError("not a probe report: nested too deep", where) from None
     if not isinstance(facts, dict) or "python" not in facts:
         if isinstance(facts, dict) and "probe_error" in facts:
             err = facts["probe_error"]
@@ -384,7 +386,7 @@ class Fixer:
 
     def _text(self, path: Path) -> str:
         if path not in self.texts:
-            self.texts[path] = path.read_text(encoding="utf-8") if path.exists() else ""
+            self.texts[path] = read_text(path) if path.exists() or path.is_symlink() else ""
         return self.texts[path]
 
     def _settings(self) -> dict[str, Any]:
@@ -477,12 +479,10 @@ def pin_in_env_file(text: str, path: Path, package: str, spec: str) -> str | Non
     wanted = package.lower().replace("_", "-")
     lines = text.splitlines()
     if path.suffix in (".yml", ".yaml"):
-        from gpuforge.yamlio import load_yaml
+        from gpuforge.yamlio import expect_dependencies, expect_mapping, load_yaml
 
-        data = load_yaml(text, path)
-        deps = data.get("dependencies") if hasattr(data, "get") else None
-        if not isinstance(deps, list):
-            raise GpuforgeError("no `dependencies:` list", path, 1)
+        data = expect_mapping(load_yaml(text, path), path, 1, "an environment file")
+        deps = expect_dependencies(data, path)
         last_line = None
         for i, dep in enumerate(deps):
             if not isinstance(dep, str):

@@ -10,7 +10,7 @@ from rattler.exceptions import SolverError
 from gpuforge.envs.envfile import EnvFile, RecipeOutputs, check_env, load_env, recipe_outputs
 from gpuforge.envs.mirrors import MIRRORS_FILE, Mirrors, drift_problems, load_mirrors
 from gpuforge.envs.solve import DEFAULT_CUDA_DRIVER, first_named_line, solve_offline, solver_message
-from gpuforge.errors import GpuforgeError
+from gpuforge.errors import GpuforgeError, InputError
 from gpuforge.recipes.lint import Problem
 from gpuforge.recipes.variants import VariantConfig, load_config
 
@@ -18,6 +18,7 @@ from gpuforge.recipes.variants import VariantConfig, load_config
 @dataclass
 class CheckResult:
     problems: list[Problem] = field(default_factory=list)
+    errors: list[Problem] = field(default_factory=list)  # files that cannot be read or parsed: exit 2
     warnings: list[str] = field(default_factory=list)
     env_files: int = 0
     solved: int = 0
@@ -70,7 +71,8 @@ def check_all(envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None
     try:
         mirrors = load_mirrors(envs_dir / MIRRORS_FILE)
     except GpuforgeError as exc:
-        result.problems.append(Problem(str(exc.path or ""), exc.line or 0, exc.message))
+        found = result.errors if isinstance(exc, InputError) else result.problems
+        found.append(Problem(str(exc.path or ""), exc.line or 0, exc.message))
         return result
     for path, line, message in drift_problems(mirrors, envs_dir):
         result.problems.append(Problem(str(path), line, message))
@@ -82,6 +84,7 @@ def check_all(envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None
             env = load_env(path)
             check_one(env, platforms, mirrors, cuda, result)
         except GpuforgeError as exc:
-            result.problems.append(Problem(str(exc.path or path), exc.line or 0, exc.message))
+            found = result.errors if isinstance(exc, InputError) else result.problems
+            found.append(Problem(str(exc.path or path), exc.line or 0, exc.message))
     result.problems.sort()
     return result
