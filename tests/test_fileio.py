@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import codecs
 import os
+import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -172,3 +174,57 @@ def test_a_live_writers_temp_is_left_alone(tmp_path):
     live.write_text("another gpuforge is writing this")
     fileio.write_atomic(path, "mine")
     assert live.exists()
+
+
+# --- every command that writes, with the kernel refusing the write half-way ---------------
+
+def _stale(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+OLD_BACKEND_RC = "[global]\ndevice = gpu\n[lib]\ncnmem = 1.0\n"  # migrates to a longer text
+WRITE_COMMANDS = {  # name -> (argv, the file it replaces, prepared by)
+    "theanorc write": (["theanorc", "write", "--profile", "fast", "--path", "home/.theanorc"],
+                       "home/.theanorc", lambda ws: _stale(ws / "home/.theanorc", "[global]\n")),
+    "theanorc migrate": (["theanorc", "migrate", "--path", "home/.theanorc", "--yes"], "home/.theanorc",
+                         lambda ws: _stale(ws / "home/.theanorc", OLD_BACKEND_RC)),
+    "doctor --fix": (["doctor", "--log", "numpy.log", "--fix", "--env-file", "env.yml"], "env.yml",
+                     lambda ws: _stale(ws / "env.yml", "name: x\ndependencies:\n  - numpy\n")),
+    "envs render": (["envs", "render", "--mirror", "tuna"], "envs/mirrors/tuna.condarc",
+                    lambda ws: _stale(ws / "envs/mirrors/tuna.condarc", "# stale\n")),
+    "ci render": (["ci", "render"], "ci/variants/linux-64.yaml",
+                  lambda ws: _stale(ws / "ci/variants/linux-64.yaml", "# stale\n")),
+}
+
+
+@linux_only
+@pytest.mark.parametrize("name", list(WRITE_COMMANDS))
+def test_a_command_whose_write_fails_leaves_the_original_and_no_temp_file(tmp_path, name):
+    """The real CLI under RLIMIT_FSIZE: the backup (the old, short text) fits, the new file does
+    not, so write(2) fails with EFBIG in the middle of writing it."""
+    from conftest import ROOT
+
+    for folder in ("envs", "recipes", "ci/variants", ".github/workflows"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    (tmp_path / "home").mkdir()
+    (tmp_path / "numpy.log").write_text("AttributeError: module 'numpy' has no attribute 'bool'.\n")
+    argv, target, prepare = WRITE_COMMANDS[name]
+    old = prepare(tmp_path).read_bytes()
+    limit = len(old) + 1
+    env = cli_env(HOME=str(tmp_path / "home"), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("THEANORC", None)
+    env.pop("THEANO_FLAGS", None)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuforge", *argv], cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=120, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+    assert proc.returncode == 2, proc.stderr
+    [line] = proc.stderr.splitlines()
+    assert line == f"gpuforge: error: {target}: cannot write: File too large (the old file is unchanged)"
+    assert (tmp_path / target).read_bytes() == old
+    after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    new = sorted(str(p.relative_to(tmp_path)) for p in set(after) - set(before))
+    assert new == [f"{target}.bak"]  # the backup, whole; no temporary file
+    assert after[tmp_path / f"{target}.bak"] == old
+    assert all(after[p] == b for p, b in before.items())

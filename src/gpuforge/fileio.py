@@ -104,6 +104,7 @@ def decode_text(data: bytes, where: str | os.PathLike[str]) -> str:
         raise InputError(f"binary data, not text: a NUL character at offset "
                             f"{len(text[:nul].encode('utf-8')) + start} (save the file as UTF-8)",
                             where, line)
+    text = text.lstrip("\ufeff")  # a second BOM (UTF-8 saved again as UTF-16) is no text either
     return text.replace("\r\n", "\n").replace("\r", "\n")  # as open()'s universal newlines
 
 

@@ -24,6 +24,9 @@ from gpuforge.fileio import MAX_INPUT_BYTES, read_text
 
 MAX_DEPTH = 64
 MAX_NODES = 5_000
+# The tags plain YAML resolves to; any other (!!python/object:..., !custom) is refused.
+PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq",
+                                                 "timestamp")} | {"!", None}
 
 
 class _LimitedComposer(Composer):
@@ -42,6 +45,9 @@ class _LimitedComposer(Composer):
             node = super().compose_node(parent, index)
             self._add(sizes.get(id(node), 1), event.start_mark)
             return node
+        if getattr(event, "tag", None) not in PLAIN_TAGS:
+            raise ComposerError(None, None, f"tag {event.tag!r}: gpuforge's inputs are plain YAML",
+                                event.start_mark)
         depth = self.gpuforge_depth = getattr(self, "gpuforge_depth", 0) + 1
         if depth > MAX_DEPTH:
             raise ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep",
