@@ -11,6 +11,7 @@ hundred nodes (catalog.yaml, the largest, about 2,000).
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,7 @@ def load_yaml(text: str, path: Path, *, strings: bool = False) -> Any:
         raise InputError(f"larger than the {MAX_INPUT_BYTES // 1024 // 1024} MiB limit on input "
                             "files (not parsed)", path)
     try:
-        return _yaml(strings).load(io.StringIO(text))
+        doc = _yaml(strings).load(io.StringIO(text))
     except MarkedYAMLError as exc:
         problem, line = _where(exc)
         raise InputError(f"invalid YAML: {problem}", path, line) from None
@@ -97,6 +98,22 @@ def load_yaml(text: str, path: Path, *, strings: bool = False) -> Any:
         raise InputError(f"invalid YAML: {str(exc).splitlines()[0]}", path, line) from None
     except (ValueError, OverflowError, TypeError) as exc:  # a scalar its constructor refuses
         raise InputError(f"invalid YAML value: {exc}", path) from None
+    _check_keys(doc, path)
+    return doc
+
+
+def _check_keys(value: Any, path: Path) -> None:
+    """Every mapping key is a scalar: a `? [a, b]` (complex) key is no name of anything."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, (Mapping, list, tuple)):
+                line = getattr(getattr(value, "lc", None), "line", None)
+                raise InputError("invalid YAML: a key that is a mapping or a list (`? ...`): keys "
+                                 "are plain names", path, line + 1 if line is not None else None)
+            _check_keys(item, path)
+    elif isinstance(value, list):
+        for item in value:
+            _check_keys(item, path)
 
 
 def read_yaml(path: Path, *, strings: bool = False) -> Any:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from gpuforge.errors import GpuforgeError
+from gpuforge.errors import GpuforgeError, InputError
 from gpuforge.fileio import read_bytes, read_text, write_atomic
 from gpuforge.recipes.render import RECIPE_NAMES, Recipe, render_variants, used_keys
 from gpuforge.recipes.selectors import PLATFORMS
@@ -279,5 +279,11 @@ def local_env_file(source: Path, channel: Path, output: Path) -> Path:
     yaml.width = 4096
     yaml.dump(doc, buffer)
     header = f"# {source.as_posix()} with the local channel first (gpuforge ci env-file)\n"
-    write_atomic(output, header + buffer.getvalue())
+    text = header + buffer.getvalue()
+    try:  # ruamel's round trip can mangle odd keys (`? ...`): never write what does not load back
+        load_yaml(text, Path(output))
+    except InputError as exc:
+        raise InputError(f"rewritten with the local channel, it would not parse back ({exc}): "
+                         "write its keys plainly", source) from None
+    write_atomic(output, text)
     return Path(output)

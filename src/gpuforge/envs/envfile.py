@@ -142,7 +142,7 @@ def load_env(path: Path) -> EnvFile:
         try:
             spec = MatchSpec(item, strict=True)
         except InvalidMatchSpecError as exc:
-            env.add(line, f"{item!r} is not a valid conda MatchSpec: {exc}")
+            env.add(line, f"{item!r} is not a valid conda MatchSpec: {str(exc).splitlines()[0]}")
             env.unparsed.append(env.problems[-1])
             continue
         env.deps.append(Dependency(item, line, spec=spec))
