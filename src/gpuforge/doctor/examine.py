@@ -46,13 +46,17 @@ def parse_report(text: str, where: str) -> dict[str, Any]:
         facts = json.loads(payload)
     except json.JSONDecodeError as exc:
         raise GpuforgeError(f"not a probe report: {exc.msg}", where, exc.lineno) from None
-    except RecursionError:
-        raise GpuforgeError("not a probe report: nested too deep", where) from None
+    except (RecursionError, ValueError) as exc:  # nested too deep; an integer of 5,000 digits
+        raise GpuforgeError(f"not a probe report: {str(exc).splitlines()[0][:120]}", where) from None
     if not isinstance(facts, dict) or "python" not in facts:
         if isinstance(facts, dict) and "probe_error" in facts:
             err = facts["probe_error"]
             raise GpuforgeError(f"the probe failed: {err.get('type')}: {err.get('message')}", where)
         raise GpuforgeError("not a probe report (no `python` facts)", where)
+    python = facts["python"] if isinstance(facts["python"], dict) else {}
+    missing = [k for k in ("executable", "version", "bits") if k not in python]
+    if missing:
+        raise GpuforgeError(f"not a probe report: `python` facts lack {', '.join(missing)}", where)
     return facts
 
 

@@ -16,6 +16,7 @@ from gpuforge.yamlio import expect_mapping, load_yaml
 Variant = dict[str, str]
 
 MAX_VARIANTS = 64  # per platform; the matrix has 6 (one per Python)
+VERSION_RE = re.compile(r"\d+(\.\d+)+")
 KEY_LINE_RE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):")
 
 
@@ -79,6 +80,8 @@ def load_config(path: Path, platform: str) -> VariantConfig:
             raise GpuforgeError(f"{key}: expected a list of values, got {raw!r}", path, line)
         if not all(isinstance(v, str) for v in raw):
             raise GpuforgeError(f"{key}: values must be plain scalars", path, line)
+        if key in ("python", "numpy") and not all(VERSION_RE.fullmatch(v) for v in raw):
+            raise InputError(f"{key}: values are versions like 3.7 (got {raw})", path, line)
         values[key] = list(raw)
     for group in zip_keys:
         present = [k for k in group if k in values]
