@@ -1,5 +1,5 @@
 """gpuforge's entry points: `nox -s gpu_smoke`, `nox -s tests`, `nox -s lint`,
-`nox -s build`, `nox -s lock`, `nox -s bench`."""
+`nox -s build`, `nox -s lock`, `nox -s bench`, `nox -s fuzz`."""
 
 from __future__ import annotations
 
@@ -17,6 +17,22 @@ def tests(session: nox.Session) -> None:
     """Run the test suite (pytest); extra arguments go to pytest."""
     session.install("-e", ".[test]")
     session.run("pytest", *session.posargs)
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """The fuzz suite (tests/test_fuzz.py) long and random: every command that reads a file,
+    on mutations of the repository's own inputs and the hand-made cases of issue 15.
+
+    `nox -s fuzz -- 1000` sets the examples per input kind (default 200); the figures
+    (runs, exit statuses and slowest run per command) go to reports/fuzz/summary.json.
+    """
+    session.install("-e", ".[test]")
+    examples = session.posargs[0] if session.posargs else "200"
+    report = ROOT / "reports" / "fuzz" / "summary.json"
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz.py",
+                env={"GPUFORGE_FUZZ_EXAMPLES": examples, "GPUFORGE_FUZZ_REPORT": str(report)})
+    session.log(report.read_text())
 
 
 @nox.session

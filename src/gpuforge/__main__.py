@@ -1,3 +1,3 @@
-from gpuforge.cli import main
+from gpuforge.cli import run
 
-raise SystemExit(main())
+run()

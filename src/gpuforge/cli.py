@@ -1,8 +1,15 @@
-"""The gpuforge command line."""
+"""The gpuforge command line.
+
+Exit status, the same for every command: 0 clean, 1 problems found (the check ran and
+reports them), 2 bad input or usage (one line naming the file and line; nothing written),
+130 interrupted. An unexpected exception is a bug in gpuforge: one line and status 70
+(EX_SOFTWARE), or its traceback with GPUFORGE_TRACEBACK=1.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from gpuforge import __version__
@@ -13,9 +20,11 @@ from gpuforge.errors import GpuforgeError
 from gpuforge.recipes import cli as recipes_cli
 from gpuforge.smoke import cli as smoke_cli
 
+EXIT_BUG = 70  # sysexits.h EX_SOFTWARE: never expected, the fuzz suite checks it stays unseen
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gpuforge", description=__doc__)
+    parser = argparse.ArgumentParser(prog="gpuforge", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"gpuforge {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for concern in (recipes_cli, smoke_cli, envs_cli, ci_cli, doctor_cli):
@@ -37,3 +46,36 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gpuforge: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # a file the command names (an output folder, an interpreter)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"gpuforge: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback on request
+        if os.environ.get("GPUFORGE_TRACEBACK"):
+            raise
+        print(f"gpuforge: internal error (a bug, please report it): {type(exc).__name__}: {exc} "
+              "(GPUFORGE_TRACEBACK=1 shows the traceback)", file=sys.stderr)
+        return EXIT_BUG
+
+
+def run() -> None:
+    """The console entry point (`gpuforge`, `python -m gpuforge`): main(), then exit.
+
+    Where py-rattler was used (envs solve/lock/check), the process ends with os._exit
+    after flushing its output, skipping interpreter finalization: rattler's tokio worker
+    threads cannot be shut down (pyo3-async-runtimes issue #40) and one may still be
+    inside the asyncio completion callback of a solve that has already returned; on
+    CPython < 3.14 finalization makes such a thread exit with pthread_exit while it holds
+    Python objects (cpython gh-87135), which aborts the process ("Fatal Python error:
+    PyGILState_Release ... Python runtime state: finalizing") instead of exiting 2.
+    Every file gpuforge writes is closed and fsync'ed before main() returns.
+    """
+    code = main()
+    if "rattler" not in sys.modules:
+        raise SystemExit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`| head`) or a closed stream
+            pass
+    os._exit(code)

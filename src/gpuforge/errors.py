@@ -19,3 +19,9 @@ class GpuforgeError(Exception):
         if self.path is not None:
             where = f"{self.path}:{self.line}: " if self.line else f"{self.path}: "
         return where + self.message
+
+
+class InputError(GpuforgeError):
+    """A file that cannot be used at all: not a regular file, too large, not text, not
+    parsable, or of the wrong shape. Bad input (exit 2) wherever it turns up, also in the
+    checkers that otherwise collect what they find (``envs check``, ``recipes lint``)."""

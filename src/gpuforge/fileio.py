@@ -1,36 +1,190 @@
-"""Writing user files safely: atomic replace, and a backup of what is replaced."""
+"""Every file gpuforge reads or writes goes through here.
+
+Reading: only regular files (a FIFO, a directory or a device is refused at once, never
+waited on), no larger than a stated limit, decoded as UTF-8, UTF-8 with a BOM or
+UTF-16 with a BOM (what Windows Notepad and PowerShell's ``>`` write); anything else
+is one GpuforgeError naming the file and the byte offset. ``decode_text`` is the
+bytes -> text half, for text that does not come from a file (standard input).
+
+Writing: atomic (a temporary file in the same folder, fsync'ed, then renamed over the
+target) with a backup of what is replaced; a failing write leaves the old file and no
+temporary file. A process killed mid-write (SIGKILL) cannot clean up after itself:
+its temporary file keeps the writer's process id in its name and the next write of
+the same file removes it.
+"""
 
 from __future__ import annotations
 
+import codecs
+import glob
 import os
-import shutil
-import tempfile
+import re
+import stat
 from pathlib import Path
 
+from gpuforge.errors import GpuforgeError, InputError
 
-def write_atomic(path: Path, text: str, backup: bool = True) -> Path | None:
+# The stated limit on any file gpuforge reads: its inputs (env files, recipes, the
+# variant matrix, .theanorc, probe reports) are a few kB; 4 MiB is 1000 times that.
+MAX_INPUT_BYTES = 4 * 1024 * 1024
+BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISSOCK, "a socket"))
+TEMP_SUFFIX = ".tmp"
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024 / 1024:.1f} MiB" if n >= 1024 * 1024 else f"{n} bytes"
+
+
+def _kind(mode: int) -> str | None:
+    """What a non-regular file is (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((what for test, what in NOT_REGULAR if test(mode)), "not a regular file")
+
+
+def read_bytes(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of a regular file no larger than ``limit``; anything else is one located error.
+
+    Opened with O_NONBLOCK and checked with fstat before the first read, so a FIFO or a
+    device named as the file is refused at once instead of blocking.
+    """
+    path = Path(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        kind = _kind(os.stat(path).st_mode)  # Windows cannot open a directory: ask first
+        if kind:
+            raise InputError(f"{kind}, not a file: nothing read", path)
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise InputError("no such file", path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        kind = _kind(info.st_mode)  # it may have been swapped since the stat
+        if kind:
+            raise InputError(f"{kind}, not a file: nothing read", path)
+        if info.st_size > limit:
+            raise InputError(f"{_size(info.st_size)}: larger than the {_size(limit)} limit on "
+                                "input files (not read)", path)
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", path) from None
+    if len(data) > limit:  # it grew while read
+        raise InputError(f"larger than the {_size(limit)} limit on input files (not read)", path)
+    return data
+
+
+def decode_text(data: bytes, where: str | os.PathLike[str]) -> str:
+    """Text from bytes: UTF-8, UTF-8 with a BOM, UTF-16 LE/BE with a BOM; newlines made \\n.
+
+    Anything else (latin-1, binary data, a NUL byte) is a GpuforgeError naming ``where``
+    and the byte offset (and line) of the first bad byte.
+    """
+    encoding, start = "utf-8", 0
+    for bom, name in BOMS:
+        if data.startswith(bom):
+            encoding, start = name, 0 if name == "utf-16" else len(bom)
+            break
+    try:
+        text = data[start:].decode(encoding)
+    except UnicodeDecodeError as exc:
+        offset = start + exc.start
+        what = "UTF-16" if encoding == "utf-16" else "UTF-8"
+        line = data[:offset].count(b"\n") + 1 if encoding != "utf-16" else None
+        raise InputError(f"not {what} text: byte 0x{data[offset]:02x} at offset {offset} "
+                            "(save the file as UTF-8)", where, line) from None
+    nul = text.find("\0")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise InputError(f"binary data, not text: a NUL character at offset "
+                            f"{len(text[:nul].encode('utf-8')) + start} (save the file as UTF-8)",
+                            where, line)
+    text = text.lstrip("\ufeff")  # a second BOM (UTF-8 saved again as UTF-16) is no text either
+    return text.replace("\r\n", "\n").replace("\r", "\n")  # as open()'s universal newlines
+
+
+def read_text(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> str:
+    """A text file's text: ``read_bytes`` then ``decode_text``."""
+    return decode_text(read_bytes(path, limit), path)
+
+
+# --- writing ------------------------------------------------------------------------
+
+def _temp_name(path: Path, pid: int) -> Path:
+    return path.with_name(f".{path.name}.gpuforge-{pid}{TEMP_SUFFIX}")
+
+
+def _remove_dead_writers_temps(path: Path) -> None:
+    """Temporary files of ``path`` left by a writer that was killed (its pid is gone)."""
+    pattern = re.compile(re.escape(f".{path.name}.gpuforge-") + r"(\d+)" + re.escape(TEMP_SUFFIX))
+    for leftover in path.parent.glob(f".{glob.escape(path.name)}.gpuforge-*{TEMP_SUFFIX}"):
+        m = pattern.fullmatch(leftover.name)
+        if m and not _alive(int(m.group(1))):
+            leftover.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):  # someone else's process, or Windows: assume alive
+        return True
+    return True
+
+
+def _replace(path: Path, data: bytes, mode: int | None) -> None:
+    """Write ``data`` to a temporary file beside ``path``, fsync it, rename it over ``path``."""
+    tmp = _temp_name(path, os.getpid())
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o644)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, stat.S_IMODE(mode))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_atomic(path: str | os.PathLike[str], text: str, backup: bool = True) -> Path | None:
     """Write ``text`` to ``path`` atomically; keep the old file as ``<name>.bak``.
 
     Returns the backup's path, or None when nothing was replaced (a new file,
-    or the same content). A failure leaves the old file untouched.
+    or the same content). A failure (a full disk, a file size limit, no permission)
+    is a GpuforgeError and leaves the old file untouched and no temporary file.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    saved = None
-    if path.exists():
-        if path.read_text(encoding="utf-8") == text:
-            return None
-        if backup:
-            saved = path.with_name(path.name + ".bak")
-            shutil.copy2(path, saved)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    data = text.encode("utf-8")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        if path.exists():
-            shutil.copymode(path, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _remove_dead_writers_temps(path)
+        saved, mode = None, None
+        if path.exists() or path.is_symlink():
+            info = os.stat(path)
+            kind = _kind(info.st_mode)
+            if kind:
+                raise GpuforgeError(f"{kind}, not a file: not replaced", path)
+            mode = info.st_mode
+            old = read_bytes(path, limit=max(MAX_INPUT_BYTES, info.st_size))
+            if old == data:
+                return None
+            if backup:
+                saved = path.with_name(path.name + ".bak")
+                _replace(saved, old, mode)
+        _replace(path, data, mode)
+    except OSError as exc:
+        where = exc.filename or path
+        raise GpuforgeError(f"cannot write: {exc.strerror or exc} (the old file is unchanged)",
+                            where) from None
     return saved

@@ -167,7 +167,7 @@ def test_explain_prints_the_whole_entry() -> None:
 
 
 @pytest.mark.parametrize("content, message", [
-    (None, "cannot read the log"),
+    (None, "no such file"),
     (b"\x00\x01binary", "not a text log"),
 ])
 def test_bad_log_is_one_line(tmp_path: Path, content: bytes | None, message: str) -> None:

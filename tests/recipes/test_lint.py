@@ -136,10 +136,10 @@ def test_cli_lint_clean_exit_zero():
 def test_cli_broken_meta_yaml_is_one_line_not_a_traceback(recipes_copy):
     path = _break(recipes_copy, "pygpu/meta.yaml", "  number: 0\n", "  number: [0\n")
     proc = run_cli("recipes", "lint", "--recipes-dir", str(recipes_copy), "--conda-smithy", "skip")
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # bad input, not a finding
     assert "Traceback" not in proc.stdout + proc.stderr
-    bad = [ln for ln in proc.stdout.splitlines() if "invalid YAML" in ln]
-    assert len(bad) == 1 and bad[0].startswith(f"{path}:")
+    [bad] = proc.stderr.splitlines()
+    assert bad.startswith(f"gpuforge: error: {path}:") and "invalid YAML" in bad
 
 
 def test_cli_render_unknown_recipe_is_a_clear_error():

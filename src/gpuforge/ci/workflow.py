@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError
-from gpuforge.fileio import write_atomic
+from gpuforge.fileio import read_bytes, read_text, write_atomic
 from gpuforge.recipes.render import RECIPE_NAMES, Recipe, render_variants, used_keys
 from gpuforge.recipes.selectors import PLATFORMS
 from gpuforge.recipes.variants import Variant, VariantConfig, load_config
+from gpuforge.yamlio import expect_mapping, load_yaml
 
 CONFIG = Path("recipes/conda_build_config.yaml")
 RECIPES = Path("recipes")
@@ -190,10 +191,8 @@ def expected_files(plan: Plan) -> dict[Path, str]:
     """Every generated file (relative to the root) and the text it must have."""
     files = {job.config_path: job.config_text(plan.configs[job.platform]) for job in plan.jobs}
     workflow = plan.root / WORKFLOW
-    try:
-        text = workflow.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GpuforgeError(f"cannot read the workflow: {exc.strerror}", workflow) from None
+    text = read_text(workflow)
+    expect_mapping(load_yaml(text, workflow), workflow, 1, "a GitHub workflow")  # never rewrite a broken one
     files[WORKFLOW] = render_workflow(text, workflow, plan)
     return files
 
@@ -205,8 +204,8 @@ def render(root: Path, check: bool) -> list[str]:
     changes = []
     for rel, text in expected.items():
         path = plan.root / rel
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
-        if current == text:
+        current = read_bytes(path) if path.exists() or path.is_symlink() else None
+        if current == text.encode("utf-8"):
             continue
         state = "missing" if current is None else "out of date"
         changes.append(f"{rel.as_posix()}: {state}" if check else f"wrote {rel.as_posix()} (was {state})")

@@ -12,7 +12,7 @@ import re2
 
 from gpuforge.doctor.normalize import evidence_lines, normalize
 from gpuforge.errors import GpuforgeError
-from gpuforge.yamlio import load_yaml
+from gpuforge.yamlio import expect_list, expect_mapping, read_yaml
 
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
 CONDITION = re.compile(
@@ -192,12 +192,11 @@ def _ids(item: Any, key: str, path: Path, line: int) -> tuple[str, ...]:
 @cache
 def load_catalog(path: Path = CATALOG_PATH) -> tuple[Entry, ...]:
     """Read and validate the catalog; a bad entry is a located error."""
-    data = load_yaml(path.read_text(encoding="utf-8"), path)
-    if not isinstance(data, list):
-        raise GpuforgeError("the catalog must be a list of entries", path, 1)
+    data = expect_list(read_yaml(path), path, 1, "the catalog (a list of entries)")
     entries, seen = [], set()
     for i, item in enumerate(data):
         line = data.lc.item(i)[0] + 1
+        expect_mapping(item, path, line, "a catalog entry")
         missing = [k for k in ("id", "title", "cause", "fix", "source") if not item.get(k)]
         if missing:
             raise GpuforgeError(f"entry without {', '.join(missing)}", path, line)

@@ -51,6 +51,7 @@ def cmd_theanorc_migrate(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from gpuforge.doctor import examine as doctor
     from gpuforge.doctor.catalog import entry
+    from gpuforge.fileio import read_text
 
     if args.explain:
         e = entry(args.explain)
@@ -63,7 +64,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         report = doctor.doctor_log(doctor.read_log(args.log))
     elif args.facts:
         start = time.monotonic()
-        text = doctor.read_log(args.facts)
+        text = doctor.read_log("-") if args.facts == "-" else read_text(args.facts)
         report = doctor.diagnose_facts_report(doctor.parse_report(text, args.facts), start)
     else:
         report = doctor.doctor_python(args.python or doctor.default_python(), timeout=args.timeout)

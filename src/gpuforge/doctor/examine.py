@@ -23,8 +23,8 @@ from typing import Any
 
 from gpuforge.doctor.catalog import Entry, Finding, diagnose, lookup
 from gpuforge.doctor.normalize import last_frames_of_cut_traceback
-from gpuforge.errors import GpuforgeError
-from gpuforge.fileio import write_atomic
+from gpuforge.errors import GpuforgeError, InputError
+from gpuforge.fileio import read_bytes, read_text, write_atomic
 from gpuforge.inside import probe as probe_mod
 
 PROBE = Path(probe_mod.__file__).resolve()
@@ -47,11 +47,17 @@ def parse_report(text: str, where: str) -> dict[str, Any]:
         facts = json.loads(payload)
     except json.JSONDecodeError as exc:
         raise GpuforgeError(f"not a probe report: {exc.msg}", where, exc.lineno) from None
+    except (RecursionError, ValueError) as exc:  # nested too deep; an integer of 5,000 digits
+        raise GpuforgeError(f"not a probe report: {str(exc).splitlines()[0][:120]}", where) from None
     if not isinstance(facts, dict) or "python" not in facts:
         if isinstance(facts, dict) and "probe_error" in facts:
             err = facts["probe_error"]
             raise GpuforgeError(f"the probe failed: {err.get('type')}: {err.get('message')}", where)
         raise GpuforgeError("not a probe report (no `python` facts)", where)
+    python = facts["python"] if isinstance(facts["python"], dict) else {}
+    missing = [k for k in ("executable", "version", "bits") if k not in python]
+    if missing:
+        raise GpuforgeError(f"not a probe report: `python` facts lack {', '.join(missing)}", where)
     return facts
 
 
@@ -241,15 +247,18 @@ def looks_cut(text: str) -> bool:
     return last_frames_of_cut_traceback(text) is not None
 
 
+# A pasted log may be far larger than an input file (a long build log): matching is linear (RE2).
+MAX_LOG_BYTES = 64 * 2**20
+
+
 def read_log(name: str) -> str:
     """A log file's text ('-': standard input); unreadable or binary -> one-line error."""
     if name == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        try:
-            data = Path(name).read_bytes()
-        except OSError as exc:
-            raise GpuforgeError(f"cannot read the log: {exc.strerror or exc}", name) from None
+        data = sys.stdin.buffer.read(MAX_LOG_BYTES + 1)
+        if len(data) > MAX_LOG_BYTES:
+            raise InputError(f"larger than {MAX_LOG_BYTES // 2**20} MiB: paste the part with the error", "-")
+    else:  # the one reader: a regular file (no FIFO or folder), within the limit
+        data = read_bytes(name, limit=MAX_LOG_BYTES)
     text = decode_log(data)
     if text is None:
         raise GpuforgeError("not a text log (binary data)", name)
@@ -460,7 +469,7 @@ class Fixer:
 
     def _text(self, path: Path) -> str:
         if path not in self.texts:
-            self.texts[path] = path.read_text(encoding="utf-8") if path.exists() else ""
+            self.texts[path] = read_text(path) if path.exists() or path.is_symlink() else ""
         return self.texts[path]
 
     def _settings(self) -> dict[str, Any]:
@@ -553,12 +562,10 @@ def pin_in_env_file(text: str, path: Path, package: str, spec: str) -> str | Non
     wanted = package.lower().replace("_", "-")
     lines = text.splitlines()
     if path.suffix in (".yml", ".yaml"):
-        from gpuforge.yamlio import load_yaml
+        from gpuforge.yamlio import expect_dependencies, expect_mapping, load_yaml
 
-        data = load_yaml(text, path)
-        deps = data.get("dependencies") if hasattr(data, "get") else None
-        if not isinstance(deps, list):
-            raise GpuforgeError("no `dependencies:` list", path, 1)
+        data = expect_mapping(load_yaml(text, path), path, 1, "an environment file")
+        deps = expect_dependencies(data, path)
         last_line = None
         for i, dep in enumerate(deps):
             if not isinstance(dep, str):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError
-from gpuforge.fileio import write_atomic
+from gpuforge.fileio import read_text, write_atomic
 
 SECTION_RE = re.compile(r"^\[(?P<name>[^\]]+)\]\s*([#;].*)?$")
 OPTION_RE = re.compile(r"^(?P<key>[^=:\s][^=:]*?)\s*(?P<sep>[=:])\s*(?P<value>.*)$")
@@ -313,14 +313,7 @@ def migrate_text(text: str, path: Path) -> Migration:
 
 
 def read_theanorc(path: Path) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise GpuforgeError("no such file", path) from None
-    except UnicodeDecodeError as exc:
-        raise GpuforgeError(f"not UTF-8 text (byte {exc.start})", path) from None
-    except OSError as exc:
-        raise GpuforgeError(f"cannot read: {exc.strerror}", path) from None
+    return read_text(path)
 
 
 def ask(prompt: str) -> bool:

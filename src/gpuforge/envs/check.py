@@ -11,7 +11,7 @@ from gpuforge.envs.envfile import EnvFile, RecipeOutputs, check_env, load_env, r
 from gpuforge.envs.mirrors import MIRRORS_FILE, Mirrors, drift_problems, load_mirrors
 from gpuforge.envs.records import RECORDS_FILE, Records, load_records
 from gpuforge.envs.solve import DEFAULT_CUDA_DRIVER, first_named_line, solve_offline, solver_message
-from gpuforge.errors import GpuforgeError
+from gpuforge.errors import GpuforgeError, InputError
 from gpuforge.recipes.lint import Problem
 from gpuforge.recipes.variants import VariantConfig, load_config
 
@@ -20,6 +20,7 @@ from gpuforge.recipes.variants import VariantConfig, load_config
 class CheckResult:
     problems: list[Problem] = field(default_factory=list)
     stand_ins: dict[str, list[str]] = field(default_factory=dict)  # env file -> packages
+    errors: list[Problem] = field(default_factory=list)  # files that cannot be read or parsed: exit 2
     env_files: int = 0
     solved: int = 0
     generated: int = 0
@@ -73,7 +74,8 @@ def check_all(envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None
         mirrors = load_mirrors(envs_dir / MIRRORS_FILE)
         records = load_records(envs_dir / RECORDS_FILE)
     except GpuforgeError as exc:
-        result.problems.append(Problem(str(exc.path or ""), exc.line or 0, exc.message))
+        found = result.errors if isinstance(exc, InputError) else result.problems
+        found.append(Problem(str(exc.path or ""), exc.line or 0, exc.message))
         return result
     for path, line, message in drift_problems(mirrors, envs_dir):
         result.problems.append(Problem(str(path), line, message))
@@ -85,6 +87,7 @@ def check_all(envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None
             env = load_env(path)
             check_one(env, platforms, mirrors, records, result)
         except GpuforgeError as exc:
-            result.problems.append(Problem(str(exc.path or path), exc.line or 0, exc.message))
+            found = result.errors if isinstance(exc, InputError) else result.problems
+            found.append(Problem(str(exc.path or path), exc.line or 0, exc.message))
     result.problems.sort()
     return result

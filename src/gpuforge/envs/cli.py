@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError
@@ -14,6 +15,10 @@ def cmd_envs_check(args: argparse.Namespace) -> int:
     result = check_all(args.envs_dir, args.recipes_dir, args.files or None, args.cuda)
     for problem in result.problems:
         print(problem)
+    for error in result.errors:  # unreadable or malformed files: bad input, after what the others showed
+        print(f"gpuforge: error: {error}", file=sys.stderr)
+    if result.errors:
+        return 2
     if result.problems:
         print(f"{len(result.problems)} problem(s) in {args.envs_dir}")
         return 1
@@ -28,7 +33,7 @@ def cmd_envs_check(args: argparse.Namespace) -> int:
 
 def cmd_envs_render(args: argparse.Namespace) -> int:
     from gpuforge.envs.mirrors import MIRRORS_FILE, load_mirrors, render_condarc
-    from gpuforge.fileio import write_atomic
+    from gpuforge.fileio import read_bytes, write_atomic
 
     mirrors = load_mirrors(args.envs_dir / MIRRORS_FILE)
     names = list(mirrors.mirrors) if args.mirror == "all" else [args.mirror]
@@ -38,7 +43,7 @@ def cmd_envs_render(args: argparse.Namespace) -> int:
                                 mirrors.path)
         path = mirrors.generated_path(args.envs_dir, name)
         text = render_condarc(mirrors, name)
-        same = path.is_file() and path.read_text(encoding="utf-8") == text
+        same = path.is_file() and read_bytes(path) == text.encode("utf-8")
         write_atomic(path, text)
         print(f"{path}: {'unchanged' if same else 'written'}")
     return 0
@@ -54,6 +59,8 @@ def cmd_envs_solve(args: argparse.Namespace) -> int:
     env = load_env(args.file)
     if not env.platform.endswith("-64"):
         raise GpuforgeError(env.problems[0].message, env.path, 1)
+    if env.unparsed:
+        raise GpuforgeError(f"{env.unparsed[0]} (nothing solved)")
     records = load_records(args.envs_dir / RECORDS_FILE)
     try:
         solved = solve_offline(env, records, args.cuda)
@@ -80,9 +87,9 @@ def cmd_envs_lock(args: argparse.Namespace) -> int:
 
     files = args.files or env_files(args.envs_dir)
     checked = check_all(args.envs_dir, args.recipes_dir, files, args.cuda)
-    if checked.problems:
-        raise GpuforgeError(f"{checked.problems[0]} (fix what `gpuforge envs check` reports "
-                            "before locking)")
+    if checked.errors or checked.problems:
+        first = (checked.errors or checked.problems)[0]
+        raise GpuforgeError(f"{first} (fix what `gpuforge envs check` reports before locking)")
     mirrors = load_mirrors(args.envs_dir / MIRRORS_FILE)
     out_dir = args.output_dir or args.envs_dir / LOCK_DIR
     for path in lock_envs([load_env(f) for f in files], mirrors, args.mirror, out_dir, args.cuda):

@@ -24,7 +24,7 @@ from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError, Inval
 
 from gpuforge.envs.mirrors import THIRTY_TWO_BIT_RE, Mirrors
 from gpuforge.envs.records import Records
-from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import read_text
 from gpuforge.recipes.lint import (
     CUDNN_UNLOADABLE,
     THEANO_WIN_TOOLCHAIN,
@@ -33,7 +33,7 @@ from gpuforge.recipes.lint import (
 )
 from gpuforge.recipes.render import Recipe, Rendered, render_variants
 from gpuforge.recipes.variants import VariantConfig
-from gpuforge.yamlio import item_line, key_line, load_yaml
+from gpuforge.yamlio import expect_dependencies, expect_mapping, item_line, key_line, load_yaml
 
 ENV_FILE_RE = re.compile(r"^(?P<flavor>[a-z0-9][a-z0-9.]*(?:-[a-z0-9.]+)*?)-(?P<os>win|linux)"
                          r"(?P<bits>\d+)\.yml$")
@@ -85,6 +85,7 @@ class EnvFile:
     channels: list[tuple[str, int]] = field(default_factory=list)
     deps: list[Dependency] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    unparsed: list[Problem] = field(default_factory=list)  # specs that do not parse: no solve
     deps_line: int = 1
 
     @property
@@ -133,14 +134,9 @@ def load_env(path: Path) -> EnvFile:
     env = EnvFile(path, platform)
     if bad_name:
         env.add(1, bad_name)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GpuforgeError(f"cannot read: {exc.strerror}", path) from None
+    text = read_text(path)
     lines = text.splitlines()
-    doc = load_yaml(text, path)
-    if not isinstance(doc, dict):
-        raise GpuforgeError("an env file is a mapping (name, channels, dependencies)", path, 1)
+    doc = expect_mapping(load_yaml(text, path), path, 1, "an env file (name, channels, dependencies)")
     for key in doc:
         if key not in ENV_KEYS:
             env.add(key_line(doc, key), f"unknown key {key!r}: conda env create knows "
@@ -155,24 +151,19 @@ def load_env(path: Path) -> EnvFile:
         channels = []
     for i, channel in enumerate(channels):
         env.channels.append((str(channel), item_line(channels, i) or 0))
-    deps = doc.get("dependencies")
     env.deps_line = key_line(doc, "dependencies") or 1
-    if not isinstance(deps, list) or not deps:
-        env.add(env.deps_line, "needs a `dependencies:` list")
-        return env
+    deps = expect_dependencies(doc, path)
     for i, item in enumerate(deps):
         line = item_line(deps, i) or env.deps_line
-        if isinstance(item, dict) and list(item) == ["pip"] and isinstance(item["pip"], list):
+        if isinstance(item, dict):  # a `pip:` list
             for j, req in enumerate(item["pip"]):
-                _add_pip(env, str(req), item_line(item["pip"], j) or line, lines)
-            continue
-        if not isinstance(item, str):
-            env.add(line, f"dependency {item!r}: expected a conda spec or a `pip:` list")
+                _add_pip(env, req, item_line(item["pip"], j) or line, lines)
             continue
         try:
             spec = MatchSpec(item, strict=True)
         except InvalidMatchSpecError as exc:
-            env.add(line, f"{item!r} is not a valid conda MatchSpec: {exc}")
+            env.add(line, f"{item!r} is not a valid conda MatchSpec: {str(exc).splitlines()[0]}")
+            env.unparsed.append(env.problems[-1])
             continue
         env.deps.append(Dependency(item, line, spec=spec))
         if not _has_comment(lines, line):

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError
-from gpuforge.yamlio import item_line, key_line, load_yaml
+from gpuforge.fileio import read_text
+from gpuforge.yamlio import expect_mapping, item_line, key_line, read_yaml
 
 MIRRORS_FILE = "mirrors.yaml"
 GENERATED_DIR = "mirrors"
@@ -86,13 +87,7 @@ def _check_url(url: object, path: Path, line: int | None, what: str) -> str:
 def load_mirrors(path: Path) -> Mirrors:
     """Read and check envs/mirrors.yaml; a problem raises one located GpuforgeError."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GpuforgeError(f"cannot read: {exc.strerror}", path) from None
-    doc = load_yaml(text, path)
-    if not isinstance(doc, dict):
-        raise GpuforgeError("expected a mapping (defaults, custom_channels, mirrors ...)", path, 1)
+    doc = expect_mapping(read_yaml(path), path, 1, "mirrors.yaml (defaults, custom_channels, mirrors ...)")
     known = ("defaults", "windows_only", "custom_channels", "unmirrored", "mirrors")
     for key in doc:
         if key not in known:
@@ -166,7 +161,7 @@ def drift_problems(mirrors: Mirrors, envs_dir: Path) -> list[tuple[Path, int, st
         if not path.is_file():
             problems.append((path, 0, f"missing: {fix}"))
             continue
-        have = path.read_text(encoding="utf-8")
+        have = read_text(path)
         if have != want:
             a, b = have.splitlines(), want.splitlines()
             pairs = enumerate(zip(a, b, strict=False), 1)

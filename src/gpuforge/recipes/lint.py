@@ -24,7 +24,8 @@ from typing import Any
 from rattler import MatchSpec, Version, VersionSpec
 from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError
 
-from gpuforge.errors import GpuforgeError
+from gpuforge.errors import GpuforgeError, InputError
+from gpuforge.fileio import read_text
 from gpuforge.recipes.conda_tools import CondaTools
 from gpuforge.recipes.render import REQUIREMENT_SECTIONS, Recipe, Rendered, find_recipes, render_variants
 from gpuforge.recipes.selectors import PLATFORMS, selector_format_problems, selector_of
@@ -61,6 +62,8 @@ class _Collector:
         self.problems.add(Problem(str(path), line or 0, message))
 
     def error(self, exc: GpuforgeError) -> None:
+        if isinstance(exc, InputError):  # a file that cannot be read or parsed: bad input, exit 2
+            raise exc
         self.add(exc.path or "", exc.line, exc.message)
 
 
@@ -99,7 +102,7 @@ def lint_text(recipe: Recipe, out: _Collector, smithy_subset: bool = True) -> No
 
 def lint_bld_bat(path: Path, out: _Collector) -> None:
     """cmd.exe carries on after a failed command: each must check errorlevel."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = read_text(path).splitlines()
     i = 0
     while i < len(lines):
         start, command = i, lines[i].strip()

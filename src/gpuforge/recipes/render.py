@@ -25,7 +25,8 @@ import jinja2.meta
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.selectors import platform_namespace, select_lines, selector_of, variant_namespace
 from gpuforge.recipes.variants import Variant, VariantConfig, load_config
-from gpuforge.yamlio import load_yaml
+from gpuforge.fileio import read_text
+from gpuforge.yamlio import expect_mapping, expect_strings, key_line, load_yaml
 
 RECIPE_NAMES = ("libgpuarray", "pygpu", "theano", "theano-gpu-config")  # dependency (build) order
 REQUIREMENT_SECTIONS = ("build", "host", "run", "run_constrained")
@@ -72,12 +73,9 @@ class Recipe:
     def load(cls, path: Path) -> Recipe:
         path = Path(path)
         meta = path / "meta.yaml"
-        try:
-            return cls(path, meta.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise GpuforgeError("no meta.yaml: not a conda-build recipe", path) from None
-        except OSError as exc:
-            raise GpuforgeError(f"cannot read: {exc.strerror}", meta) from None
+        if not meta.exists() and not meta.is_symlink():
+            raise GpuforgeError("no meta.yaml: not a conda-build recipe", path)
+        return cls(path, read_text(meta))
 
 
 @dataclass
@@ -297,9 +295,16 @@ def render(recipe: Recipe, platform: str, variant: Variant, full_variant: Varian
         if m := UNDEFINED_MARK_RE.search(line):
             raise GpuforgeError(f"Jinja2: {m.group('name')!r} is undefined on {platform}",
                                 recipe.meta_path, lineno)
-    doc = load_yaml(selected, recipe.meta_path)
-    if not isinstance(doc, dict):
-        raise GpuforgeError("meta.yaml must be a mapping of sections", recipe.meta_path, 1)
+    doc = expect_mapping(load_yaml(selected, recipe.meta_path), recipe.meta_path, 1,
+                         "meta.yaml (package, source, requirements ...)")
+    for section in ("package", "requirements", "test"):
+        if doc.get(section) is not None:
+            expect_mapping(doc[section], recipe.meta_path, key_line(doc, section), section)
+    for section in REQUIREMENT_SECTIONS:
+        specs = (doc.get("requirements") or {}).get(section)
+        if specs is not None:
+            expect_strings(specs, recipe.meta_path, key_line(doc["requirements"], section),
+                           f"requirements/{section}")
     meta = _plain(doc)
     return Rendered(recipe, platform, variant, doc, meta, _pin_requirements(meta, full), pins)
 

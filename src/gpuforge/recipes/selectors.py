@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from gpuforge.errors import GpuforgeError
+from gpuforge.errors import GpuforgeError, InputError
 
 PLATFORMS = ("linux-64", "win-64")
 
@@ -99,7 +99,7 @@ def select_lines(text: str, namespace: Mapping[str, object], path: Path) -> str:
         try:
             keep = eval_selector(expr, namespace)
         except Exception as exc:  # noqa: BLE001 - any error in a selector is the user's
-            raise GpuforgeError(f"selector [{expr}]: {exc}", path, lineno) from None
+            raise InputError(f"selector [{expr}]: {exc}", path, lineno) from None  # cannot render: bad input
         quote = line.rstrip()[-1] if line.rstrip()[-1] in "'\"" else ""  # conda-build keeps it
         out.append((m.group("content") + quote).rstrip() if keep else "")
     return "\n".join(out) + "\n"

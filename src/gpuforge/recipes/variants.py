@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuforge.errors import GpuforgeError
+from gpuforge.errors import GpuforgeError, InputError
 from gpuforge.recipes.selectors import platform_namespace, select_lines
-from gpuforge.yamlio import load_yaml
+from gpuforge.fileio import read_text
+from gpuforge.yamlio import expect_mapping, load_yaml
 
 Variant = dict[str, str]
 
+MAX_VARIANTS = 64  # per platform; the matrix has 6 (one per Python)
+VERSION_RE = re.compile(r"\d+(\.\d+)+")
 KEY_LINE_RE = re.compile(r"^(?P<key>[A-Za-z_][\w-]*):")
 
 
@@ -54,13 +58,9 @@ class VariantConfig:
 def load_config(path: Path, platform: str) -> VariantConfig:
     """Read the variant config for ``platform``: selectors, YAML, zip_keys checked."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GpuforgeError(f"cannot read variant config: {exc.strerror}", path) from None
-    data = load_yaml(select_lines(text, platform_namespace(platform), path), path, strings=True)
-    if not isinstance(data, dict):
-        raise GpuforgeError("variant config must be a mapping of keys to lists", path, 1)
+    text = read_text(path)
+    data = expect_mapping(load_yaml(select_lines(text, platform_namespace(platform), path), path,
+                                    strings=True), path, 1, "the variant config (keys to lists of values)")
     values: dict[str, list[str]] = {}
     lines: dict[str, int] = {}
     zip_keys: list[list[str]] = []
@@ -80,6 +80,8 @@ def load_config(path: Path, platform: str) -> VariantConfig:
             raise GpuforgeError(f"{key}: expected a list of values, got {raw!r}", path, line)
         if not all(isinstance(v, str) for v in raw):
             raise GpuforgeError(f"{key}: values must be plain scalars", path, line)
+        if key in ("python", "numpy") and not all(VERSION_RE.fullmatch(v) for v in raw):
+            raise InputError(f"{key}: values are versions like 3.7 (got {raw})", path, line)
         values[key] = list(raw)
     for group in zip_keys:
         present = [k for k in group if k in values]
@@ -91,12 +93,17 @@ def load_config(path: Path, platform: str) -> VariantConfig:
                 path,
                 lines.get("zip_keys"),
             )
-    return VariantConfig(path, platform, values, zip_keys, lines)
+    config = VariantConfig(path, platform, values, zip_keys, lines)
+    count = math.prod(len(values[group[0]]) for group in config.groups(set(values)) if group)
+    if count > MAX_VARIANTS:
+        raise InputError(f"{count} variants on {platform}: more than the {MAX_VARIANTS} gpuforge "
+                         "renders (each is a CI job); is a list repeated?", path, 1)
+    return config
 
 
 def uncommented_keys(path: Path) -> list[tuple[int, str]]:
     """Top-level keys with no comment saying why: none just above, none on their values."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    lines = read_text(path).splitlines()
     missing = []
     for i, line in enumerate(lines):
         m = KEY_LINE_RE.match(line)
