@@ -24,7 +24,7 @@ from typing import Any
 from gpuforge.doctor.catalog import Entry, Finding, diagnose, lookup
 from gpuforge.doctor.normalize import last_frames_of_cut_traceback
 from gpuforge.errors import GpuforgeError, InputError
-from gpuforge.fileio import read_bytes, read_text, write_atomic
+from gpuforge.fileio import BOMS, read_bytes, read_text, write_atomic
 from gpuforge.inside import probe as probe_mod
 
 PROBE = Path(probe_mod.__file__).resolve()
@@ -265,16 +265,13 @@ def read_log(name: str) -> str:
     return text.replace("\r\n", "\n")
 
 
-BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
-
-
 def decode_log(data: bytes) -> str | None:
     """A log's text: UTF-8 (with or without a BOM), UTF-16 with a BOM (PowerShell's `>`, Notepad)
     or without one (NUL bytes at every other offset); None for binary data. Undecodable bytes
     (a latin-1 or GBK console) become U+FFFD: the error numbers and shapes still match."""
-    for bom, codec in BOMS:
+    for bom, codec in BOMS:  # the one reader's table (fileio): "utf-16" reads its own BOM
         if data.startswith(bom):
-            return data[len(bom):].decode(codec, "replace")
+            return data[0 if codec == "utf-16" else len(bom):].decode(codec, "replace")
     head = data[:65536]
     if b"\0" not in head:
         return data.decode("utf-8", "replace")
