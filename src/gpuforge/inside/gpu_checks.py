@@ -20,9 +20,10 @@ import traceback
 
 RESULT_MARK = "GPUFORGE_RESULT "
 CPU_BLAS = ("Gemv", "CGemv", "Gemm", "CGemm")
-# Seed 004's exercise trains at 0.01 for 10000 steps; 10x the rate for 300 steps
-# reaches the same accuracy (0.945 at 200) in seconds.
-LEARNING_RATE = 0.1
+# Seed 004's exercise trains at 0.01 for 10000 steps. At 0.5 its predictions are 95% right
+# after about 40 steps (0.1 needs about 200): training stops there, at most --steps.
+LEARNING_RATE = 0.5
+TRAINED = 0.95  # the share of right predictions that ends training early
 GPU_BLAS = ("GpuGemv", "GpuGemm")
 
 
@@ -196,15 +197,20 @@ def check_logreg(opts):
         "cpu" if any(o in CPU_BLAS for o in ops) else "unknown"
     start_loss = stable_loss(data_x, data_y, w.get_value(), b.get_value())
     start = time.time()
-    for _ in range(opts["steps"]):
-        train()
+    steps = 0
+    while steps < opts["steps"]:
+        steps += 1
+        before = train()[0]  # the predictions of the weights this step started from
+        if numpy.mean(numpy.asarray(before) == data_y) >= TRAINED:
+            break
     seconds = time.time() - start
     end_loss = stable_loss(data_x, data_y, w.get_value(), b.get_value())
-    info["numpy_seconds"] = numpy_logreg_seconds(data_x, data_y, rng, opts["steps"])
+    info["numpy_seconds"] = numpy_logreg_seconds(data_x, data_y, rng, steps)
     losses = [start_loss, end_loss]
     accuracy = float(numpy.mean(numpy.asarray(predict()) == data_y))
     finite = all(numpy.isfinite(v) for v in losses)
-    info.update(ops=sorted(set(ops)), gemv_on=gemv, steps=opts["steps"], seconds=seconds,
+    info.update(ops=sorted(set(ops)), gemv_on=gemv, steps=steps, max_steps=opts["steps"],
+                seconds=seconds,
                 first_loss=losses[0], last_loss=losses[-1], accuracy=accuracy,
                 w_finite=bool(numpy.all(numpy.isfinite(w.get_value()))))
     where = "with %s on %s" % ("GpuGemv" if gemv == "gpu" else "Gemv", info["requested_device"])

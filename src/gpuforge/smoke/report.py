@@ -45,7 +45,8 @@ def _check_summary(check: dict[str, Any]) -> str:
                 f"copied back {check['copied_back_seconds']:.3f}s")
     if name == "logreg":
         return (f"accuracy {check['accuracy']:.3f}, loss {check['first_loss']:.2f} -> "
-                f"{check['last_loss']:.2f}, Gemv on {check['gemv_on']}, {check['seconds']:.1f}s")
+                f"{check['last_loss']:.2f} in {check['steps']} steps, Gemv on {check['gemv_on']}, "
+                f"{check['seconds']:.1f}s")
     if name == "pygpu":
         return f"{check['devname']}: elementwise and sum match numpy"
     return check.get("reason") or "ok"
