@@ -22,7 +22,7 @@ from gpuforge.doctor.catalog import diagnose_text
 
 REPRODUCED_HERE = {"mingw_32bit", "mingw_hypot", "path_spaces_nonascii", "runtime_dll_beside_wheel",
                    "glibc_too_old", "libgpuarray_source_checkout", "channel_missing", "windows_path_too_long",
-                   "gpu_preallocate_oom"}
+                   "gpu_preallocate_oom", "module_shadow", "torch_C_shadow"}
 
 
 def first_id(text: str) -> str | None:
@@ -201,3 +201,42 @@ def test_conda_on_a_channel_nobody_publishes(conda_tools, tmp_path: Path, make_c
     out = proc.stdout + proc.stderr
     assert expected in out, out
     assert first_id(out) == "channel_missing"
+
+
+def _pyenv(minor: str) -> str:
+    from gpuforge.smoke.targets import pyenv_python
+    python = pyenv_python(minor)
+    if python is None:
+        pytest.skip(f"needs pyenv's Python {minor}: `pyenv install {minor}`")
+    return python
+
+
+@pytest.mark.parametrize("minor", ["2.7", "3.7"])
+def test_a_script_named_like_the_package_has_none_of_its_attributes(minor: str, tmp_path: Path) -> None:
+    """mxnet.py / numpy.py imported instead of the package: Python 2 says `'module' object has no
+    attribute 'nd'` (no module named), 3.7 `module 'mxnet' has no attribute 'nd'`; the traceback
+    shows the file, the error line alone must be enough."""
+    python = _pyenv(minor)
+    for name, use in (("mxnet", "mx.nd.ones((2, 3))"), ("numpy", "mx.array([1])")):
+        (tmp_path / f"{name}.py").write_text(f"import {name} as mx\nprint({use})\n", encoding="utf-8")
+        out = run([python, f"{name}.py"], tmp_path)
+        assert "has no attribute" in out and "partially initialized" not in out, out
+        last = out.strip().splitlines()[-1]  # pasted alone, the line names no file
+        assert first_id(out) == first_id(last) == "module_shadow", (name, out)
+        (tmp_path / f"{name}.py").unlink()
+
+
+def test_torch_py_and_a_torch_checkout_under_python2(tmp_path: Path) -> None:
+    """Seed 001's two shadows as Python 2 prints them: `'module' object has no attribute 'rand'`
+    and `ImportError: No module named _C` (no `torch.` before it)."""
+    python = _pyenv("2.7")
+    (tmp_path / "torch.py").write_text("import torch\nprint(torch.rand(2))\n", encoding="utf-8")
+    out = run([python, "torch.py"], tmp_path)
+    assert "'module' object has no attribute 'rand'" in out, out
+    assert first_id(out) == first_id(out.strip().splitlines()[-1]) == "torch_C_shadow"
+    (tmp_path / "torch.py").unlink()
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("from torch._C import *\n", encoding="utf-8")
+    out = run([python, "-c", "import torch"], tmp_path)
+    assert "ImportError: No module named _C" in out, out
+    assert first_id(out) == first_id(out.strip().splitlines()[-1]) == "torch_C_shadow"

@@ -16,6 +16,7 @@ from conftest import ROOT, pyenv_python, run_cli
 
 from gpuforge.doctor import examine as doctor
 from gpuforge.doctor.catalog import Condition, diagnose, diagnose_text, load_catalog
+from gpuforge.doctor.normalize import WINDOWS_MESSAGES
 from gpuforge.errors import GpuforgeError
 
 LOGS = ROOT / "tests" / "data" / "logs"
@@ -364,3 +365,20 @@ def test_a_paste_cut_where_torch_loads_its_dlls_lists_the_candidates() -> None:
             '\\torch\\__init__.py", line 81, in <module>\n    from torch._C import *\n')
     first = diagnose_text(text)[0]
     assert doctor.looks_cut(text) and first.id == "dll_load_failed" and first.undecided
+
+
+def test_only_the_placeholders_mean_no_wheel_for_this_python() -> None:
+    """pip listing real torch versions besides 0.1.2 is another failure (yuzhimanhua/Multi-BioNER #21)."""
+    real = ("ERROR: Could not find a version that satisfies the requirement torch==0.3.1 (from versions: "
+            "0.1.2, 0.1.2.post1, 0.1.2.post2, 1.7.0, 1.7.1, 1.8.0, 1.8.1, 1.9.0, 1.9.1, 1.10.0)")
+    assert diagnose_text(real) == []
+    _, placeholders = read_case(LOGS / "upstream_win32_placeholders_alphapose_543.txt")
+    assert diagnose_text(placeholders)[0].id == "win32"
+
+
+def test_a_known_64_bit_dll_refused_as_win32_means_a_32_bit_python() -> None:
+    """libgpuarray's loader message (src/loaders/dyn_load.c: `Could not load "%s": %s`) filled with
+    Windows' error 193 text (normalize.WINDOWS_MESSAGES), for a CUDA DLL whose name says x64."""
+    message = 'Could not load "{}": ' + WINDOWS_MESSAGES[193]
+    assert diagnose_text(message.format("cublas64_80.dll"))[0].id == "python_32bit"
+    assert diagnose_text(message.format("libgpuarray.dll"))[0].id == "mx_bitness"  # no bitness in the name

@@ -174,6 +174,22 @@ def test_float64_on_the_gpu(opencl: TargetEnv, tmp_path: Path) -> None:
     assert ids == [] and "floatX = float32" in rc.read_text(encoding="utf-8")
 
 
+def test_a_float64_update_of_a_float32_shared_variable(cpu: TargetEnv, tmp_path: Path) -> None:
+    """Theano #4297's TypeError for real: floatX=float64 makes `0.1 * w` float64 for a float32 w."""
+    script = ("import numpy, theano\nw = theano.shared(numpy.zeros(3, dtype='float32'))\n"
+              "theano.function([], [], updates=[(w, w - 0.1 * w)])\nprint('compiled')\n")
+    runs = {}
+    for floatx in ("float64", "float32"):
+        env = env_for(cpu, drop=("floatX",), flags=(f"floatX={floatx}",))
+        runs[floatx] = subprocess.run([str(cpu.python), "-c", script], capture_output=True, text=True,
+                                      env=env, cwd=tmp_path, timeout=300)
+    log = tmp_path / "run.log"
+    log.write_text(runs["float64"].stdout + runs["float64"].stderr, encoding="utf-8")
+    assert "An update must have the same type as the original shared variable" in log.read_text()
+    assert log_ids(log) == ["float64_gpu"]
+    assert runs["float32"].returncode == 0 and "compiled" in runs["float32"].stdout  # the fix
+
+
 def test_opencl_gemv_needs_the_exclusion(opencl: TargetEnv, tmp_path: Path) -> None:
     rc = tmp_path / "theanorc"
     env = env_for(opencl, drop=("optimizer_excluding",), theanorc=rc)
@@ -445,6 +461,16 @@ def test_mp_spawn_without_the_main_guard(tmp_path: Path) -> None:
     log = tmp_path / "run.log"
     log.write_text(run.stdout + run.stderr, encoding="utf-8")
     assert log_ids(log) == ["mp_spawn"]
+    # an excerpt of it (fastbook's paste): from get_preparation_data's frame, cut before the
+    # RuntimeError, without the frames that show the child re-running the script
+    text = log.read_text(encoding="utf-8")
+    frame = text.rindex("  File", 0, text.index("in get_preparation_data"))
+    cut = tmp_path / "cut.log"
+    cut.write_text(text[frame:text.index("raise RuntimeError")], encoding="utf-8")
+    excerpt = cut.read_text(encoding="utf-8")
+    assert "_check_not_importing_main" in excerpt and "_fixup_main" not in excerpt
+    assert "bootstrapping" not in excerpt
+    assert log_ids(cut) == ["mp_spawn"]
     guarded = "def main():\n" + "".join(f"    {line}\n" for line in start.splitlines())
     script.write_text(head + guarded + "\n\nif __name__ == '__main__':\n    main()\n", encoding="utf-8")
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path,

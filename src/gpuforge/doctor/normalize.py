@@ -147,6 +147,15 @@ FRAME = re.compile(r'^[ \t>]*File "([^"\n]+)", line \d+|^([^\s<][^\n]*?\.py) in 
 PARTIAL = re.compile(r"partially initialized module '(\w+)' has no attribute|"
                      r"module '(\w+)' has no attribute '\w+' \(most likely due to a circular import\)")
 FROM_FILE = re.compile(r"cannot import name '?\w+'? from '(\w+)' \(([^)\n]+\.py)\)")
+# `module 'mxnet' has no attribute 'nd'`: what every release of the package has is missing, so
+# the module imported is not the package (Python 2 names no module: `'?'`, see RULES)
+NO_ATTRIBUTE = re.compile(r"module '(\w+|\?)' has no attribute '(\w+)'")
+CORE_ATTRIBUTES = {
+    "mxnet": {"nd", "ndarray", "sym", "symbol", "gluon", "gpu", "cpu", "context"},
+    "torch": {"rand", "randn", "tensor", "Tensor", "cuda", "nn", "zeros", "from_numpy", "device"},
+    "numpy": {"array", "zeros", "ndarray", "arange", "dtype", "float32"},
+    "theano": {"function", "shared", "tensor", "config"},
+}
 INSTALLED = re.compile(r"site-packages|dist-packages|[/\\]lib[/\\]|[/\\]lib64[/\\]|<|\.egg|\.pyx|"
                        r"Python\.framework|[/\\]python\d[\d.]*[/\\]", re.I)
 BUILT_PACKAGES = ("torch", "pygpu")  # a source checkout of these lacks the compiled modules
@@ -203,6 +212,14 @@ def evidence_lines(text: str) -> list[str]:
     cut = last_frames_of_cut_traceback(text)
     if cut:  # what the last frames were doing is all there is: entries may match it
         found["gpuforge-evidence: cut inside a traceback, last frames: " + " | ".join(cut)] = None
+    for module, attribute in NO_ATTRIBUTE.findall(text):
+        owners = [p for p, names in CORE_ATTRIBUTES.items() if attribute in names]
+        name = module if module in CORE_ATTRIBUTES else \
+            owners[0] if module == "?" and len(owners) == 1 else ""
+        if attribute in CORE_ATTRIBUTES.get(name, ()):
+            fact = (f"{name} imported from outside the installation" if name in BUILT_PACKAGES
+                    else f"module_shadow: {name}")
+            found[f"gpuforge-evidence: {fact}: it has no attribute {attribute!r}"] = None
     for module, path in FROM_FILE.findall(text):
         if not INSTALLED.search(path) and _stem(path)[0] == module:
             found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
