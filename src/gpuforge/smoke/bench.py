@@ -31,7 +31,7 @@ from gpuforge.smoke.targets import LOCAL_TARGETS, ensure_env, missing_needs
 # check -> (its time field, the numpy baseline field) in the check's JSON
 TIMED = {"exp": ("loop_seconds", "numpy_seconds"),
          "transfer": ("kept_on_device_seconds", "copied_back_seconds"),
-         "logreg": ("seconds", "numpy_seconds"),
+         "logreg": ("train_seconds", "numpy_seconds"),
          "pygpu": ("seconds_on_device", "numpy_seconds")}
 
 
