@@ -190,7 +190,18 @@ def test_dll_load_failed_from_a_removed_dependent_dll_is_named(windows_env, tmp_
         proc.stderr[-2000:]
     log = tmp_path / "import.log"
     log.write_text(proc.stderr)
-    # dll_missing first; the fake torch outside site-packages is also (rightly) a shadow
+    # the bare message names no DLL: the doctor lists the candidates instead of guessing
+    # (the fake torch outside site-packages is also, rightly, a shadow)
+    found = json.loads(run_cli("doctor", "--log", str(log), "--json").stdout)["findings"]
+    assert found[0]["id"] == "dll_load_failed" and "dll_missing" in found[0]["candidates"]
+    # torch >= 1.5 loads each DLL of torch\lib itself (ctypes, as torch/__init__.py does):
+    # Python 3.8 then names the DLL that fails, and the doctor names dll_missing
+    (site / "torch" / "lib").mkdir()
+    shutil.copy(site / "torch" / "_C.pyd", site / "torch" / "lib" / "torch_cpu.dll")  # needs helper.dll
+    load = f"import ctypes; ctypes.WinDLL({windows_path(site / 'torch' / 'lib' / 'torch_cpu.dll')!r})"
+    proc = run_windows(windows_env.python, "-c", load)
+    assert "Could not find module" in proc.stderr and "torch_cpu.dll" in proc.stderr, proc.stderr[-2000:]
+    log.write_text(proc.stderr)
     assert doctor_ids("--log", str(log))[0][0] == "dll_missing"
 
 
