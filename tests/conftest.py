@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuforge.smoke.targets import pyenv_python  # noqa: F401 - the tests' way to find pyenv
+from gpuforge.smoke.targets import pyenv_python
 
 ROOT = Path(__file__).resolve().parent.parent
 RECIPES = ROOT / "recipes"
@@ -51,13 +51,18 @@ def conda_tools():
         pytest.skip(str(exc))
 
 
+def pyenv_or_skip(minor: str) -> str:
+    """pyenv's newest Python ``minor``; the test skips, naming the install command, without it."""
+    path = pyenv_python(minor)
+    if path is None:
+        pytest.skip(f"needs pyenv's Python {minor} ($PYENV_ROOT/versions/{minor}.*): "
+                    f"install it with `pyenv install {minor}`")
+    return path
+
+
 @pytest.fixture(scope="session")
 def python37() -> str:
-    path = pyenv_python("3.7")
-    if path is None:
-        pytest.skip("needs pyenv's Python 3.7 ($PYENV_ROOT/versions/3.7.*): "
-                    "install it with `pyenv install 3.7`")
-    return path
+    return pyenv_or_skip("3.7")
 
 
 @pytest.fixture(scope="session")

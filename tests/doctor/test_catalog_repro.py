@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import pyenv_or_skip
 
 from gpuforge.doctor.catalog import diagnose_text
 
@@ -203,20 +204,12 @@ def test_conda_on_a_channel_nobody_publishes(conda_tools, tmp_path: Path, make_c
     assert first_id(out) == "channel_missing"
 
 
-def _pyenv(minor: str) -> str:
-    from gpuforge.smoke.targets import pyenv_python
-    python = pyenv_python(minor)
-    if python is None:
-        pytest.skip(f"needs pyenv's Python {minor}: `pyenv install {minor}`")
-    return python
-
-
 @pytest.mark.parametrize("minor", ["2.7", "3.7"])
 def test_a_script_named_like_the_package_has_none_of_its_attributes(minor: str, tmp_path: Path) -> None:
     """mxnet.py / numpy.py imported instead of the package: Python 2 says `'module' object has no
     attribute 'nd'` (no module named), 3.7 `module 'mxnet' has no attribute 'nd'`; the traceback
     shows the file, the error line alone must be enough."""
-    python = _pyenv(minor)
+    python = pyenv_or_skip(minor)
     for name, use in (("mxnet", "mx.nd.ones((2, 3))"), ("numpy", "mx.array([1])")):
         (tmp_path / f"{name}.py").write_text(f"import {name} as mx\nprint({use})\n", encoding="utf-8")
         out = run([python, f"{name}.py"], tmp_path)
@@ -229,7 +222,7 @@ def test_a_script_named_like_the_package_has_none_of_its_attributes(minor: str, 
 def test_torch_py_and_a_torch_checkout_under_python2(tmp_path: Path) -> None:
     """Seed 001's two shadows as Python 2 prints them: `'module' object has no attribute 'rand'`
     and `ImportError: No module named _C` (no `torch.` before it)."""
-    python = _pyenv("2.7")
+    python = pyenv_or_skip("2.7")
     (tmp_path / "torch.py").write_text("import torch\nprint(torch.rand(2))\n", encoding="utf-8")
     out = run([python, "torch.py"], tmp_path)
     assert "'module' object has no attribute 'rand'" in out, out

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, pyenv_python, run_cli
+from conftest import ROOT, pyenv_or_skip, run_cli
 
 from gpuforge.doctor import examine as doctor
 from gpuforge.doctor.catalog import Condition, diagnose, diagnose_text, load_catalog
@@ -219,9 +219,7 @@ def test_an_interpreter_that_prints_no_report_is_one_line(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("minor", ["2.7", "3.6"])
 def test_probe_runs_under_old_pythons(minor: str, tmp_path: Path) -> None:
-    python = pyenv_python(minor)
-    if python is None:
-        pytest.skip(f"needs pyenv's Python {minor}: `pyenv install {minor}`")
+    python = pyenv_or_skip(minor)
     facts = doctor.run_probe(python, timeout=60, cwd=tmp_path)
     assert facts["python"]["version"].startswith(minor) and facts["python"]["bits"] == 64
     assert "probe_error" not in json.dumps(facts)

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import pyenv_python, run_cli, theano_env
+from conftest import pyenv_or_skip, run_cli, theano_env
 
 from gpuforge.doctor.theanorc import PROFILES, migrate_text
 from gpuforge.errors import GpuforgeError
@@ -205,9 +205,7 @@ def test_show_turns_a_broken_configuration_into_one_located_line(theano_python, 
 @pytest.mark.parametrize("minor", ["2.7", "3.6"])
 def test_show_probe_runs_on_old_interpreters(minor, tmp_path):
     """The probe is Python 2.7/3.6 code: without Theano it reports the real ImportError."""
-    python = pyenv_python(minor)
-    if python is None:
-        pytest.skip(f"needs pyenv's Python {minor}: `pyenv install {minor}`")
+    python = pyenv_or_skip(minor)
     proc = run_cli("theanorc", "show", "--python", python, **theano_env(tmp_path / "home"))
     error = one_line_error(proc)
     assert error.startswith(f"gpuforge: error: {python}: importing theano failed: ")

@@ -190,6 +190,22 @@ def last_frames_of_cut_traceback(text: str, count: int = 2) -> list[str] | None:
     return [" ".join(f.split()) for f in frames[-count:]]
 
 
+def _shadow(name: str) -> str:
+    """The evidence wording for ``name`` imported from the wrong place: a built package's
+    source or file (torch_C_shadow, libgpuarray_source_checkout) or any other module_shadow."""
+    return (f"{name} imported from outside the installation" if name in BUILT_PACKAGES
+            else f"module_shadow: {name}")
+
+
+def _owner(module: str, attribute: str) -> str | None:
+    """The package a `module 'M' has no attribute 'A'` is about, when A is one of its core
+    attributes; Python 2's `'?'` names no module: A must then belong to one package only."""
+    if module == "?":
+        owners = [p for p, names in CORE_ATTRIBUTES.items() if attribute in names]
+        return owners[0] if len(owners) == 1 else None
+    return module if attribute in CORE_ATTRIBUTES.get(module, ()) else None
+
+
 def evidence_lines(text: str) -> list[str]:
     """What the paths of a pasted traceback show, one `gpuforge-evidence:` line per fact."""
     found: dict[str, None] = {}
@@ -205,21 +221,14 @@ def evidence_lines(text: str) -> list[str]:
         elif name in PACKAGES or (name in SHADOWED and i > 0 and INSTALLED.search(frames[i - 1])):
             found[f"gpuforge-evidence: module_shadow: {name} imported from {path}"] = None
     for m in PARTIAL.finditer(text):  # a circular import of a package: it imported itself
-        name = m.group(1) or m.group(2)
-        fact = (f"{name} imported from outside the installation" if name in BUILT_PACKAGES
-                else f"module_shadow: {name}")
-        found[f"gpuforge-evidence: {fact}: partially initialized"] = None
+        found[f"gpuforge-evidence: {_shadow(m.group(1) or m.group(2))}: partially initialized"] = None
     cut = last_frames_of_cut_traceback(text)
     if cut:  # what the last frames were doing is all there is: entries may match it
         found["gpuforge-evidence: cut inside a traceback, last frames: " + " | ".join(cut)] = None
     for module, attribute in NO_ATTRIBUTE.findall(text):
-        owners = [p for p, names in CORE_ATTRIBUTES.items() if attribute in names]
-        name = module if module in CORE_ATTRIBUTES else \
-            owners[0] if module == "?" and len(owners) == 1 else ""
-        if attribute in CORE_ATTRIBUTES.get(name, ()):
-            fact = (f"{name} imported from outside the installation" if name in BUILT_PACKAGES
-                    else f"module_shadow: {name}")
-            found[f"gpuforge-evidence: {fact}: it has no attribute {attribute!r}"] = None
+        owner = _owner(module, attribute)
+        if owner:
+            found[f"gpuforge-evidence: {_shadow(owner)}: it has no attribute {attribute!r}"] = None
     for module, path in FROM_FILE.findall(text):
         if not INSTALLED.search(path) and _stem(path)[0] == module:
             found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
