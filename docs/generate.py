@@ -1,0 +1,308 @@
+"""Keep README.md and docs/ true to what the code prints: every console block is re-run and
+every measured table rebuilt from its committed report, and compared.
+
+    python docs/generate.py            # check: names each block that drifted, with a diff; exit 1
+    python docs/generate.py --update   # rewrite drifted blocks and tables from real runs
+
+`nox -s docs -- --update` runs the second; `tests/docs/test_docs.py` runs the first in
+`nox -s tests`. Run from anywhere: commands run from the repository root.
+
+Markers, each on the line right before what it marks:
+
+  <!-- command: CMD -->
+      before a fence whose first line is `$ CMD` and the rest CMD's output (stdout and
+      stderr as a terminal shows them). CMD runs with bash from the repository root.
+  <!-- recorded: WHERE, DATE -->
+      before a fence recorded where it cannot run here or in `nox -s tests` (a GPU, a hosted
+      runner, Windows, or a run of minutes): kept as it is, and says where and when.
+  <!-- table: NAME FILE -->  ...  <!-- end table -->
+      around a measured table: generator NAME (TABLES below) rebuilds it from FILE, the JSON
+      report a nox session wrote, committed under docs/data/.
+
+Any ```console fence, and any fence whose first line starts with `$ `, must carry a command or
+recorded marker.
+
+What is normalized before comparing (it varies between runs and machines, nothing else):
+durations (`0.7 s`, `13 seconds`, `4 minutes`, `[  0.1s]`, `12.3s`, the seconds cell that ends
+a table row); the repository's folder (written as /path/to/gpuforge), $HOME (~) and mktemp's
+names (/tmp/tmp.XXXXXXXXXX); trailing spaces. A line that is just `...` stands for any number
+of output lines the page leaves out; --update keeps as many lines before the first and after
+the last `...` as the page had.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+TIMEOUT = 60  # seconds a command may take; longer ones belong in a recorded block
+MARKER = re.compile(r"^<!-- (command|recorded|table): (.*) -->$")
+END_TABLE = "<!-- end table -->"
+ELLIPSIS = "..."
+# the environment every command runs in: a fixed terminal width for rich's tables, no colour,
+# stdout and stderr in the order they were written, UTF-8
+RUN_ENV = {"COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb", "PYTHONUNBUFFERED": "1",
+           "PYTHONIOENCODING": "utf-8", "LC_ALL": "C.UTF-8"}
+
+DURATION = [
+    (re.compile(r"\b\d+(?:\.\d+)?(?: ?s| seconds?| minutes?)\b"), "<T>"),  # 0.7 s, 12.3s, 13 seconds
+    (re.compile(r"\[ *\d+\.\d+s\]"), "[<T>]"),  # build-local's step clock
+    (re.compile(r"(?<=\| )\d+\.\d+(?= *\|$)"), "<T>"),  # a table row ending in seconds (doctor_eval)
+    (re.compile(r"\(\d+:\d\d:\d\d\)"), "(<T>)"),  # pytest's (0:03:57)
+]
+
+
+def places() -> list[tuple[re.Pattern[str], str]]:
+    """Where this machine's paths differ from the page's: written the page's way."""
+    subs = [(str(ROOT), "/path/to/gpuforge"), (str(Path.home()), "~")]
+    return [(re.compile(re.escape(path) + r"(?![\w.-])"), shown) for path, shown in subs] + [
+        (re.compile(r"/tmp/tmp\.\w{10}"), "/tmp/tmp.XXXXXXXXXX"),
+        (re.compile(r"/tmp/tmp\w{8}"), "/tmp/tmp.XXXXXXXXXX")]
+
+
+def shown(text: str) -> str:
+    """Output as a page shows it: this machine's paths in the page's form, no trailing spaces."""
+    for pattern, repl in places():
+        text = pattern.sub(repl, text)
+    return "\n".join(line.rstrip() for line in text.rstrip("\n").split("\n"))
+
+
+def normalized(line: str) -> str:
+    for pattern, repl in DURATION:
+        line = pattern.sub(repl, line)
+    return line.rstrip()
+
+
+@dataclass
+class Block:
+    """One marked fence or table of a page."""
+
+    path: Path
+    line: int  # 1-based line of the marker
+    kind: str  # command | recorded | table
+    arg: str  # the command, where/when, or "NAME FILE"
+    start: int  # index of the first content line
+    end: int  # index one past the last content line
+    body: list[str]
+
+    @property
+    def where(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line}"
+
+
+class DocError(Exception):
+    """A page whose markers or fences are malformed: one line naming file and line."""
+
+
+def pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+
+
+def blocks(path: Path, lines: list[str] | None = None) -> list[Block]:
+    """Every marked block of a page; a console fence without a marker is an error."""
+    lines = path.read_text(encoding="utf-8").split("\n") if lines is None else lines
+    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    found, i = [], 0
+    while i < len(lines):
+        marker = MARKER.match(lines[i].strip())
+        fence = lines[i].lstrip()
+        if marker and marker.group(1) == "table":
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == END_TABLE), None)
+            if end is None:
+                raise DocError(f"{rel}:{i + 1}: a table marker without `{END_TABLE}`")
+            found.append(Block(path, i + 1, "table", marker.group(2).strip(), i + 1, end, lines[i + 1:end]))
+            i = end + 1
+            continue
+        if marker:
+            if i + 1 >= len(lines) or not lines[i + 1].lstrip().startswith("```"):
+                raise DocError(f"{rel}:{i + 1}: a {marker.group(1)} marker must be right before a fence")
+            start, end = fenced(lines, i + 1, rel)
+            found.append(Block(path, i + 1, marker.group(1), marker.group(2).strip(), start, end,
+                               lines[start:end]))
+            i = end + 1
+            continue
+        if fence.startswith("```"):
+            start, end = fenced(lines, i, rel)
+            body = lines[start:end]
+            if fence.rstrip() == "```console" or (body and body[0].lstrip().startswith("$ ")):
+                raise DocError(f"{rel}:{i + 1}: a console block without a `<!-- command: ... -->` or "
+                               "`<!-- recorded: where, date -->` marker on the line before it")
+            i = end + 1
+            continue
+        i += 1
+    return found
+
+
+def fenced(lines: list[str], at: int, rel: Path) -> tuple[int, int]:
+    """(first content line, closing fence line) of the fence opened at ``at``."""
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    for j in range(at + 1, len(lines)):
+        if lines[j].strip() == "```" and lines[j].startswith(indent):
+            return at + 1, j
+    raise DocError(f"{rel}:{at + 1}: a fence that is never closed")
+
+
+def run(command: str) -> str:
+    """``command``'s output, run with bash from the repository root, as the page shows it."""
+    env = {**os.environ, **RUN_ENV}
+    try:
+        proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return f"(docs/generate.py: still running after {TIMEOUT} s: make it a recorded block)"
+    return shown(proc.stdout.decode("utf-8", "replace"))
+
+
+def matches(expected: list[str], actual: str) -> bool:
+    """Whether the output matches the page's lines (`...`: any lines; durations normalized)."""
+    parts = []
+    for line in expected:
+        parts.append(r"(?:[^\n]*\n)*?" if line.strip() == ELLIPSIS else re.escape(normalized(line)) + r"\n")
+    lines = [normalized(line) for line in actual.split("\n")] if actual else []
+    return re.fullmatch("".join(parts), "".join(f"{line}\n" for line in lines)) is not None
+
+
+def elided_like(old: list[str], actual: str) -> list[str]:
+    """The new output, cut where the page cut the old one."""
+    new = actual.split("\n") if actual else []
+    cuts = [i for i, line in enumerate(old) if line.strip() == ELLIPSIS]
+    if not cuts:
+        return new
+    head, tail = cuts[0], len(old) - cuts[-1] - 1
+    if len(new) <= head + tail:
+        return new
+    return new[:head] + [ELLIPSIS] + (new[len(new) - tail:] if tail else [])
+
+
+# --- measured tables: NAME -> function(report) -> the table's lines ---------------------------
+
+def bench_table(report: dict) -> list[str]:
+    """`nox -s bench`'s own tables (gpuforge.smoke.bench.print_tables) from its bench.json."""
+    from gpuforge.smoke.bench import print_tables
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print_tables(report)
+    return out.getvalue().strip("\n").split("\n")
+
+
+def fuzz_table(report: dict) -> list[str]:
+    """`nox -s fuzz`'s figures (reports/fuzz/summary.json): runs, exit statuses, slowest run."""
+    rows = ["| input kind \\| command | runs | exit 0 / 1 / 2 | slowest (CPU s) |", "|---|---|---|---|"]
+    total = 0
+    for label, f in report["commands"].items():
+        exits = " / ".join(str(f["exit"].get(code, 0)) for code in ("0", "1", "2"))
+        other = sum(n for code, n in f["exit"].items() if code not in ("0", "1", "2"))
+        total += f["runs"]
+        rows.append(f"| {label.replace('|', chr(92) + '|')} | {f['runs']} | {exits}"
+                    f"{f' (+{other} other)' if other else ''} | {f['slowest_cpu_s']:.2f} |")
+    rows += ["", f"{total:,} runs: {report['examples_per_kind']} random mutations per input kind "
+                 "plus the hand-made cases."]
+    return rows
+
+
+TABLES: dict[str, Callable[[dict], list[str]]] = {"bench": bench_table, "fuzz": fuzz_table}
+
+
+def table_lines(block: Block) -> list[str]:
+    name, _, file = block.arg.partition(" ")
+    if name not in TABLES:
+        raise DocError(f"{block.where}: no table generator {name!r} (there are: {', '.join(TABLES)})")
+    report = ROOT / file.strip()
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DocError(f"{block.where}: cannot read {file.strip()}: {exc}") from exc
+    return TABLES[name](data)
+
+
+# --- checking and updating --------------------------------------------------------------------
+
+@dataclass
+class Drift:
+    block: Block
+    new: list[str]  # what the block should hold now
+
+    def diff(self) -> str:
+        return "\n".join(difflib.unified_diff(self.block.body, self.new, f"{self.block.where} (page)",
+                                              "(what it prints now)", lineterm="", n=1))
+
+
+def check_block(block: Block) -> Drift | None:
+    if block.kind == "recorded":
+        return None
+    if block.kind == "table":
+        new = table_lines(block)
+        return None if block.body == new else Drift(block, new)
+    prompt = f"$ {block.arg}"
+    if not block.body or block.body[0].strip() != prompt:
+        return Drift(block, [prompt, *elided_like(block.body[1:], run(block.arg))])
+    indent = block.body[0][: len(block.body[0]) - len(block.body[0].lstrip())]
+    body = [line[len(indent):] if line.startswith(indent) else line for line in block.body[1:]]
+    actual = run(block.arg)
+    if matches(body, actual):
+        return None
+    return Drift(block, [prompt, *elided_like(body, actual)])
+
+
+def check(paths: list[Path] | None = None, jobs: int = 4) -> list[Drift]:
+    found = [b for p in (paths or pages()) for b in blocks(p)]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return [d for d in pool.map(check_block, found) if d is not None]
+
+
+def update(drifts: list[Drift]) -> None:
+    """Rewrite each drifted block in place (bottom up, so earlier indices stay right)."""
+    by_page: dict[Path, list[Drift]] = {}
+    for d in drifts:
+        by_page.setdefault(d.block.path, []).append(d)
+    for path, ds in by_page.items():
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for d in sorted(ds, key=lambda d: d.block.start, reverse=True):
+            indent = "" if d.block.kind == "table" else (
+                lines[d.block.start - 1][: len(lines[d.block.start - 1]) - len(lines[d.block.start - 1].lstrip())])
+            lines[d.block.start:d.block.end] = [indent + line if line else line for line in d.new]
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False,
+                                         prefix=f".{path.name}.", suffix=".tmp") as tmp:
+            tmp.write("\n".join(lines))
+        os.replace(tmp.name, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="docs/generate.py", description=__doc__.split("\n")[0])
+    parser.add_argument("--update", action="store_true", help="rewrite the blocks that drifted")
+    parser.add_argument("pages", nargs="*", type=Path, help="default: README.md and docs/**/*.md")
+    args = parser.parse_args(argv)
+    try:
+        drifts = check([p.resolve() for p in args.pages] or None)
+    except DocError as exc:
+        print(f"docs: error: {exc}", file=sys.stderr)
+        return 2
+    if args.update:
+        update(drifts)
+        for d in drifts:
+            print(f"{d.block.where}: rewritten ({d.block.kind} {d.block.arg})")
+        print(f"{len(drifts)} block(s) rewritten")
+        return 0
+    for d in drifts:
+        print(f"{d.block.where}: drifted ({d.block.kind} {d.block.arg})\n{d.diff()}\n")
+    print(f"{len(drifts)} block(s) drifted" if drifts else "docs: every block matches what the code prints")
+    return 1 if drifts else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
