@@ -25,7 +25,8 @@ recorded marker.
 What is normalized before comparing (it varies between runs and machines, nothing else):
 durations (`0.7 s`, `13 seconds`, `4 minutes`, `[  0.1s]`, `12.3s`, the seconds cell that ends
 a table row); the repository's folder (written as /path/to/gpuforge), $HOME (~) and mktemp's
-names (/tmp/tmp.XXXXXXXXXX); trailing spaces. A line that is just `...` stands for any number
+names (/tmp/tmp.XXXXXXXXXX: commands run with TMPDIR set to a scratch folder, removed
+after); trailing spaces. A line that is just `...` stands for any number
 of output lines the page leaves out; --update keeps as many lines before the first and after
 the last `...` as the page had.
 """
@@ -59,8 +60,8 @@ RUN_ENV = {"COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb", "PYTHONUNBUFFERED"
            "PYTHONIOENCODING": "utf-8", "LC_ALL": "C.UTF-8"}
 
 DURATION = [
+    (re.compile(r"\[ *\d+\.\d+s\]"), "[<T>]"),  # build-local's step clock, padded
     (re.compile(r"\b\d+(?:\.\d+)?(?: ?s| seconds?| minutes?)\b"), "<T>"),  # 0.7 s, 12.3s, 13 seconds
-    (re.compile(r"\[ *\d+\.\d+s\]"), "[<T>]"),  # build-local's step clock
     (re.compile(r"(?<=\| )\d+\.\d+(?= *\|$)"), "<T>"),  # a table row ending in seconds (doctor_eval)
     (re.compile(r"\(\d+:\d\d:\d\d\)"), "(<T>)"),  # pytest's (0:03:57)
 ]
@@ -74,8 +75,11 @@ def places() -> list[tuple[re.Pattern[str], str]]:
         (re.compile(r"/tmp/tmp\w{8}"), "/tmp/tmp.XXXXXXXXXX")]
 
 
-def shown(text: str) -> str:
-    """Output as a page shows it: this machine's paths in the page's form, no trailing spaces."""
+def shown(text: str, scratch: str | None = None) -> str:
+    """Output as a page shows it: this machine's paths in the page's form, no trailing spaces
+    (``scratch``: the TMPDIR the command ran with, shown as /tmp)."""
+    if scratch:
+        text = text.replace(scratch, "/tmp")
     for pattern, repl in places():
         text = pattern.sub(repl, text)
     return "\n".join(line.rstrip() for line in text.rstrip("\n").split("\n"))
@@ -101,7 +105,8 @@ class Block:
 
     @property
     def where(self) -> str:
-        return f"{self.path.relative_to(ROOT)}:{self.line}"
+        path = self.path.relative_to(ROOT) if self.path.is_relative_to(ROOT) else self.path
+        return f"{path}:{self.line}"
 
 
 class DocError(Exception):
@@ -147,9 +152,13 @@ def blocks(path: Path, lines: list[str] | None = None) -> list[Block]:
     return found
 
 
+def indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
 def fenced(lines: list[str], at: int, rel: Path) -> tuple[int, int]:
     """(first content line, closing fence line) of the fence opened at ``at``."""
-    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    indent = indent_of(lines[at])
     for j in range(at + 1, len(lines)):
         if lines[j].strip() == "```" and lines[j].startswith(indent):
             return at + 1, j
@@ -158,13 +167,14 @@ def fenced(lines: list[str], at: int, rel: Path) -> tuple[int, int]:
 
 def run(command: str) -> str:
     """``command``'s output, run with bash from the repository root, as the page shows it."""
-    env = {**os.environ, **RUN_ENV}
-    try:
-        proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return f"(docs/generate.py: still running after {TIMEOUT} s: make it a recorded block)"
-    return shown(proc.stdout.decode("utf-8", "replace"))
+    with tempfile.TemporaryDirectory(prefix="gpuforge-docs-") as scratch:  # mktemp's TMPDIR, removed after
+        env = {**os.environ, **RUN_ENV, "TMPDIR": scratch}
+        try:
+            proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return f"(docs/generate.py: still running after {TIMEOUT} s: make it a recorded block)"
+        return shown(proc.stdout.decode("utf-8", "replace"), scratch)
 
 
 def matches(expected: list[str], actual: str) -> bool:
@@ -251,7 +261,7 @@ def check_block(block: Block) -> Drift | None:
     prompt = f"$ {block.arg}"
     if not block.body or block.body[0].strip() != prompt:
         return Drift(block, [prompt, *elided_like(block.body[1:], run(block.arg))])
-    indent = block.body[0][: len(block.body[0]) - len(block.body[0].lstrip())]
+    indent = indent_of(block.body[0])
     body = [line[len(indent):] if line.startswith(indent) else line for line in block.body[1:]]
     actual = run(block.arg)
     if matches(body, actual):
@@ -273,8 +283,7 @@ def update(drifts: list[Drift]) -> None:
     for path, ds in by_page.items():
         lines = path.read_text(encoding="utf-8").split("\n")
         for d in sorted(ds, key=lambda d: d.block.start, reverse=True):
-            indent = "" if d.block.kind == "table" else (
-                lines[d.block.start - 1][: len(lines[d.block.start - 1]) - len(lines[d.block.start - 1].lstrip())])
+            indent = "" if d.block.kind == "table" else indent_of(lines[d.block.start - 1])
             lines[d.block.start:d.block.end] = [indent + line if line else line for line in d.new]
         with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False,
                                          prefix=f".{path.name}.", suffix=".tmp") as tmp:
