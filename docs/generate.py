@@ -16,8 +16,9 @@ Markers, each on the line right before what it marks:
       before a fence recorded where it cannot run here or in `nox -s tests` (a GPU, a hosted
       runner, Windows, or a run of minutes): kept as it is, and says where and when.
   <!-- table: NAME FILE -->  ...  <!-- end table -->
-      around a measured table: generator NAME (TABLES below) rebuilds it from FILE, the JSON
-      report a nox session wrote, committed under docs/data/.
+      around a table that generator NAME (TABLES below) rebuilds from FILE: a measured table
+      from the JSON report a nox session wrote (committed under docs/data/), or a table of
+      the repository's own data (envs/gpu-envs.yaml).
 
 Any ```console fence, and any fence whose first line starts with `$ `, must carry a command or
 recorded marker.
@@ -198,20 +199,25 @@ def elided_like(old: list[str], actual: str) -> list[str]:
     return new[:head] + [ELLIPSIS] + (new[len(new) - tail:] if tail else [])
 
 
-# --- measured tables: NAME -> function(report) -> the table's lines ---------------------------
+# --- tables: NAME -> function(the file it is built from) -> the table's lines -----------------
 
-def bench_table(report: dict) -> list[str]:
+def read_json(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def bench_table(path: Path) -> list[str]:
     """`nox -s bench`'s own tables (gpuforge.smoke.bench.print_tables) from its bench.json."""
     from gpuforge.smoke.bench import print_tables
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        print_tables(report)
+        print_tables(read_json(path))
     return out.getvalue().strip("\n").split("\n")
 
 
-def fuzz_table(report: dict) -> list[str]:
+def fuzz_table(path: Path) -> list[str]:
     """`nox -s fuzz`'s figures (reports/fuzz/summary.json): runs, exit statuses, slowest run."""
+    report = read_json(path)
     rows = ["| input kind \\| command | runs | exit 0 / 1 / 2 | slowest (CPU s) |", "|---|---|---|---|"]
     total = 0
     for label, f in report["commands"].items():
@@ -225,19 +231,30 @@ def fuzz_table(report: dict) -> list[str]:
     return rows
 
 
-TABLES: dict[str, Callable[[dict], list[str]]] = {"bench": bench_table, "fuzz": fuzz_table}
+def gpu_envs_table(path: Path) -> list[str]:
+    """Which GPU env file for which GPU: envs/gpu-envs.yaml, read by gpuforge.envs.gpu_envs."""
+    from gpuforge.envs.gpu_envs import load
+
+    rows = ["| env file | GPUs | compute capability | CUDA | the driver must report CUDA | cuDNN |",
+            "|---|---|---|---|---|---|"]
+    for e in load(path):
+        rows.append(f"| `envs/{e.file}` | {e.gpus} | {e.cc_min} - {e.cc_max} | {e.cuda} "
+                    f"| >= {e.driver_cuda_min} | {e.cudnn or '-'} |")
+    return rows
+
+
+TABLES: dict[str, Callable[[Path], list[str]]] = {
+    "bench": bench_table, "fuzz": fuzz_table, "gpu-envs": gpu_envs_table}
 
 
 def table_lines(block: Block) -> list[str]:
     name, _, file = block.arg.partition(" ")
     if name not in TABLES:
         raise DocError(f"{block.where}: no table generator {name!r} (there are: {', '.join(TABLES)})")
-    report = ROOT / file.strip()
-    try:
-        data = json.loads(report.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DocError(f"{block.where}: cannot read {file.strip()}: {exc}") from exc
-    return TABLES[name](data)
+    source = ROOT / file.strip()
+    if not source.is_file():
+        raise DocError(f"{block.where}: {file.strip() or 'no file named'}: no such file")
+    return TABLES[name](source)
 
 
 # --- checking and updating --------------------------------------------------------------------
