@@ -51,7 +51,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-TIMEOUT = 60  # seconds a command may take; longer ones belong in a recorded block
+# seconds a command may take: a block's command takes seconds, but its first run on a fresh
+# machine may make a cache first (the conda tools' venv: "about a minute")
+TIMEOUT = 300
 MARKER = re.compile(r"^<!-- (command|recorded|table): (.*) -->$")
 END_TABLE = "<!-- end table -->"
 ELLIPSIS = "..."
