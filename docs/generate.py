@@ -171,7 +171,9 @@ def fenced(lines: list[str], at: int, rel: Path) -> tuple[int, int]:
 def run(command: str) -> str:
     """``command``'s output, run with bash from the repository root, as the page shows it."""
     with tempfile.TemporaryDirectory(prefix="gpuforge-docs-") as scratch:  # mktemp's TMPDIR, removed after
-        env = {**os.environ, **RUN_ENV, "TMPDIR": scratch}
+        # this interpreter's scripts (gpuforge, python) first on PATH, as in its venv or nox session
+        path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+        env = {**os.environ, **RUN_ENV, "TMPDIR": scratch, "PATH": path}
         try:
             proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
