@@ -230,8 +230,10 @@ def fuzz_table(path: Path) -> list[str]:
         total += f["runs"]
         rows.append(f"| {label.replace('|', chr(92) + '|')} | {f['runs']} | {exits}"
                     f"{f' (+{other} other)' if other else ''} | {f['slowest_cpu_s']:.2f} |")
-    rows += ["", f"{total:,} runs: {report['examples_per_kind']} random mutations per input kind "
-                 "plus the hand-made cases."]
+    slowest = max(report["commands"].values(), key=lambda f: f["slowest_cpu_s"])
+    rows += ["", f"{total:,} runs ({report['examples_per_kind']} random mutations per input kind plus the "
+                 f"hand-made cases); the slowest took {slowest['slowest_cpu_s']:.2f} s of CPU "
+                 f"({max(f['slowest_wall_s'] for f in report['commands'].values()):.2f} s wall at most)."]
     return rows
 
 
