@@ -86,3 +86,66 @@ def windows_mocks(cache_dir: Path | None = None) -> Path:
             shutil.copy(out / CUBLAS_DLLS[0], out / name)
         _compile(MINGW, ["-O1", "-o", str(out / "winloader.exe"), str(HERE / "winloader.c")], out)
     return _built("windows", [HERE / "mockcuda.c", HERE / "mockcublas.c", HERE / "winloader.c"], make, cache_dir)
+
+
+def shims(cache_dir: Path | None = None) -> dict[str, Path]:
+    """theano-gpu-config's NVRTC shim and cuBLAS forwarder (recipes/theano-gpu-config/shims/),
+    built as the environment builds them: {"linux": libnvrtc.so + libcublas.so,
+    "windows": nvrtc64_91.dll + cublas64_91.dll}."""
+    nvrtc, cublas = SHIMS / "nvrtc_shim.c", SHIMS / "cublas_forwarder.c"
+    if not nvrtc.is_file() or not cublas.is_file():
+        raise GpuforgeError(f"no shim sources in {SHIMS}")
+
+    def make_linux(out: Path) -> None:
+        _compile(GCC, ["-shared", "-fPIC", "-O2", "-o", str(out / "libnvrtc.so"), str(nvrtc), "-ldl"], out)
+        _compile(GCC, ["-shared", "-fPIC", "-O2", "-o", str(out / "libcublas.so"), str(cublas), "-ldl"], out)
+
+    def make_windows(out: Path) -> None:
+        _compile(MINGW, ["-shared", "-O2", "-o", str(out / "nvrtc64_91.dll"), str(nvrtc)], out)
+        _compile(MINGW, ["-shared", "-O2", "-o", str(out / "cublas64_91.dll"), str(cublas)], out)
+
+    return {"linux": _built("shims-linux", [nvrtc, cublas], make_linux, cache_dir),
+            "windows": _built("shims-windows", [nvrtc, cublas], make_windows, cache_dir)}
+
+
+def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None] = print) -> Path:
+    """The folder holding libgpuarray.so.3 built from $GPUFORGE_LIBGPUARRAY_SOURCE with the
+    recipe's patch series (recipes/libgpuarray/patches/*.patch, in name order) applied."""
+    from gpuforge.smoke.mockgpu.cases import Unavailable
+
+    source = os.environ.get(SOURCE_ENV)
+    if not source:
+        raise Unavailable(NEEDS_SOURCE)
+    patches = sorted(PATCHES.glob("*.patch"))
+    if not patches:
+        raise Unavailable(f"no patch series in {PATCHES}")
+    if shutil.which("cmake") is None:
+        raise Unavailable("no cmake on PATH: `apt-get install -y cmake make` (ci/apt-packages.txt)")
+    src = Path(source)
+    stamp = src.read_bytes() if src.is_file() else str(src.resolve()).encode()
+
+    def make(out: Path) -> None:
+        tree = unpack(src, out / "src")
+        for patch in patches:
+            proc = subprocess.run(["patch", "-p1", "-i", str(patch)], cwd=tree, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise GpuforgeError(f"{patch.name} does not apply: {proc.stdout.strip()[-400:]}", patch)
+        say(f"building the patched libgpuarray ({len(patches)} patches) with cmake")
+        for cmd in (["cmake", "-S", str(tree), "-B", str(out / "build"), "-DCMAKE_BUILD_TYPE=Release"],
+                    ["cmake", "--build", str(out / "build"), "--target", "gpuarray", "--", f"-j{os.cpu_count()}"]):
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise GpuforgeError(f"{' '.join(cmd[:2])} failed: {(proc.stderr or proc.stdout).strip()[-600:]}")
+        lib = next((out / "build").rglob("libgpuarray.so.3"), None) or next(tree.rglob("libgpuarray.so.3"), None)
+        if lib is None:
+            raise GpuforgeError("the patched build made no libgpuarray.so.3")
+        (out / "lib").mkdir()
+        shutil.copy(lib, out / "lib" / "libgpuarray.so.3", follow_symlinks=True)
+        shutil.rmtree(out / "build")
+        shutil.rmtree(out / "src")
+
+    key_files = [*patches]
+    (Path(cache_dir or default_cache_dir()) / "mockgpu").mkdir(parents=True, exist_ok=True)
+    stamp_file = Path(cache_dir or default_cache_dir()) / "mockgpu" / "libgpuarray-source.stamp"
+    stamp_file.write_bytes(hashlib.sha256(stamp).hexdigest().encode())
+    return _built("libgpuarray-patched", [stamp_file, *key_files], make, cache_dir) / "lib"

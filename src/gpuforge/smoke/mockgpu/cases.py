@@ -147,8 +147,11 @@ def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], 
     real = nvidia.linux_nvrtc(config.nvrtc, cache_dir, say=say)
     if config.nvrtc_name == "nvidia":  # the unversioned name, as cudatoolkit 11.8 ships it
         os.symlink(real / nvidia.nvrtc(config.nvrtc).soname, folder / "libnvrtc.so")
-    elif config.nvrtc_name == "shim":
-        os.symlink(build.shims(cache_dir)["linux"] / "libnvrtc.so", folder / "libnvrtc.so")
+    elif config.nvrtc_name == "shim":  # theano-gpu-config's shim and forwarder, the mock as libcublas.so.12
+        shims = build.shims(cache_dir)["linux"]
+        os.symlink(shims / "libnvrtc.so", folder / "libnvrtc.so")
+        os.replace(folder / "libcublas.so", folder / "libcublas.so.12")
+        os.symlink(shims / "libcublas.so", folder / "libcublas.so")
     path = [str(folder), str(real)]
     if config.library == "patched":
         path.insert(0, str(build.patched_libgpuarray(cache_dir, say)))
