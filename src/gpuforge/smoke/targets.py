@@ -137,6 +137,15 @@ WINDOWS = Target(
     # exp() loop keeps the warm run short and still shows where exp() ran.
     iters=100,
 )
+# Not a GPU: gpuforge's mock CUDA driver with NVIDIA's real NVRTC and ptxas (smoke/mockgpu).
+MOCKGPU = Target(
+    name="mockgpu",
+    description="NOT a GPU: Debian's libgpuarray 0.7.6, the shims and Theano's kernel compile path "
+                "against a mock CUDA driver with NVIDIA's NVRTC; PTX assembled by ptxas",
+    python="mockgpu",
+    device="cuda0",
+    needs=("system-pygpu", "g++", "wine64"),
+)
 LOCAL_TARGETS = (
     CPU,
     OPENCL,
@@ -162,6 +171,7 @@ LOCAL_TARGETS = (
         require_cuda=True,
     ),
     WINDOWS,
+    MOCKGPU,
 )
 
 
