@@ -339,12 +339,14 @@ def summary(facts: dict[str, Any]) -> list[str]:
     gpu = lookup(facts, "derived.gpu") or {}
     nvrtc = lookup(facts, "cuda.nvrtc") or {}
     if gpu:
-        lines.append(f"gpu      {gpu.get('name') or '-'}: cc {gpu['cc']}, driver CUDA {gpu.get('driver_cuda') or '-'}"
-                     f"; NVRTC {nvrtc.get('version') or '-'} ({nvrtc.get('loaded') or 'not found'}"
+        lines.append(f"gpu      {gpu.get('name') or '-'}: cc {gpu['cc']}, "
+                     f"driver CUDA {gpu.get('driver_cuda') or '-'}; NVRTC {nvrtc.get('version') or '-'} "
+                     f"({nvrtc.get('loaded') or 'not found'}"
                      f"{', shim' if nvrtc.get('shim') else ''})")
         if "can_compile" in gpu:
-            lines.append(f"         {'can' if gpu['can_compile'] else 'CANNOT'} compile for it: {gpu['compile']}")
-        lines.append(f"         env file for this GPU and driver: {gpu['env_file']} ({gpu['pick']})")
+            verdict = "can" if gpu["can_compile"] else "CANNOT"
+            lines.append(f"         {verdict} compile for it: {gpu['compile']}")
+        lines.append(f"         env file for this GPU and driver: {gpu['pick']}")
     cdir = facts.get("compiledir") or {}
     locks = cdir.get("locks") or []
     lines.append(f"compile  {(cdir.get('dirs') or [cdir.get('base')])[-1]}"

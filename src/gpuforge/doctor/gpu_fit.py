@@ -75,7 +75,7 @@ def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # a malformed envs/gpu-envs.yaml is its own error, not a finding
         choice = gpu_envs.Choice(None, f"no env file could be picked: {exc}")
     fits = f"envs/{choice.entry.file}" if choice.entry else "none"
-    gpu = f"{name or 'GPU'} (cc {cc}), driver CUDA {driver or 'unknown'}"
+    gpu = f"cc {cc}, driver CUDA {driver or 'unknown'}"
     out["gpu"] = {"cc": cc, "name": name, "driver_cuda": driver, "env_file": fits, "pick": choice.reason}
     if not nvrtc.get("version"):
         return out
@@ -85,18 +85,19 @@ def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
                            nvrtc_archs=archs or (0,), arch_rewrite=bool(nvrtc.get("shim")), cudnn=None,
                            evidence="probed")
     ok, reason = gpu_envs.can_compile(here, cc)
-    use = f"use {fits}: {choice.reason}" if choice.entry else choice.reason
+    use = f"use {fits}" if choice.entry else f"no env file fits ({choice.reason})"
     out["gpu"]["can_compile"], out["gpu"]["compile"] = ok, reason
     if not ok:
-        text = f"{gpu}; {nvrtc.get('loaded')}: {reason}; {use}"
+        text = f"{gpu}: {reason} -> {use}"
         truncated = gpu_envs.arch_of(cc) >= gpu_envs.TRUNCATED_FROM and not nvrtc.get("shim")
         out["arch_truncated" if truncated else "nvrtc_arch"] = text
     if driver_cuda and ptx_isa(nvrtc["version"]) > ptx_isa(driver_cuda):
         out["ptx_newer_than_driver"] = (f"NVRTC {nvrtc['version']} writes PTX ISA "
-                                        f"{ptx_isa(nvrtc['version']) / 10:.1f}; the driver (CUDA {driver_cuda}) "
-                                        f"loads up to {ptx_isa(driver_cuda) / 10:.1f}; {use}")
+                                        f"{ptx_isa(nvrtc['version']) / 10:.1f}; the driver "
+                                        f"(CUDA {driver_cuda}) loads up to {ptx_isa(driver_cuda) / 10:.1f}"
+                                        f" -> {use}")
     if gpu_envs.arch_of(cc) >= 80 and _mm(nvrtc["version"]) < (11, 0):
-        out["old_cuda_new_gpu"] = f"{gpu}; this environment's CUDA is {nvrtc['version']}; {use}"
+        out["old_cuda_new_gpu"] = f"{gpu}; this environment's CUDA is {nvrtc['version']} -> {use}"
     return out
 
 

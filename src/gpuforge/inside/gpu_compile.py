@@ -32,7 +32,8 @@ def nvrtc_log(arch):
     buf = ctypes.create_string_buffer(size.value + 1)
     lib.nvrtcGetProgramLog(prog, buf)
     lib.nvrtcGetErrorString.restype = ctypes.c_char_p
-    return {"result": lib.nvrtcGetErrorString(code).decode(), "log": buf.value.decode("utf-8", "replace").strip()}
+    return {"result": lib.nvrtcGetErrorString(code).decode(),
+            "log": buf.value.decode("utf-8", "replace").strip()}
 
 
 def error_of(exc):

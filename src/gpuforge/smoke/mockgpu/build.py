@@ -69,7 +69,8 @@ def linux_mocks(cache_dir: Path | None = None) -> Path:
         _compile(GCC, ["-shared", "-fPIC", "-O1", "-o", str(out / "libcuda.so.1"),
                        "-Wl,-soname,libcuda.so.1", str(HERE / "mockcuda.c")], out)
         os.symlink("libcuda.so.1", out / "libcuda.so")
-        _compile(GCC, ["-shared", "-fPIC", "-O1", "-o", str(out / "libcublas.so"), str(HERE / "mockcublas.c")], out)
+        _compile(GCC, ["-shared", "-fPIC", "-O1", "-o", str(out / "libcublas.so"),
+                       str(HERE / "mockcublas.c")], out)
     return _built("linux", [HERE / "mockcuda.c", HERE / "mockcublas.c"], make, cache_dir)
 
 
@@ -85,7 +86,8 @@ def windows_mocks(cache_dir: Path | None = None) -> Path:
         for name in CUBLAS_DLLS[1:]:
             shutil.copy(out / CUBLAS_DLLS[0], out / name)
         _compile(MINGW, ["-O1", "-o", str(out / "winloader.exe"), str(HERE / "winloader.c")], out)
-    return _built("windows", [HERE / "mockcuda.c", HERE / "mockcublas.c", HERE / "winloader.c"], make, cache_dir)
+    sources = [HERE / "mockcuda.c", HERE / "mockcublas.c", HERE / "winloader.c"]
+    return _built("windows", sources, make, cache_dir)
 
 
 def shims(cache_dir: Path | None = None) -> dict[str, Path]:
@@ -127,16 +129,19 @@ def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None
     def make(out: Path) -> None:
         tree = unpack(src, out / "src")
         for patch in patches:
-            proc = subprocess.run(["patch", "-p1", "-i", str(patch)], cwd=tree, capture_output=True, text=True)
+            proc = subprocess.run(["patch", "-p1", "-i", str(patch)], cwd=tree, capture_output=True,
+                                  text=True)
             if proc.returncode != 0:
                 raise GpuforgeError(f"{patch.name} does not apply: {proc.stdout.strip()[-400:]}", patch)
         say(f"building the patched libgpuarray ({len(patches)} patches) with cmake")
         for cmd in (["cmake", "-S", str(tree), "-B", str(out / "build"), "-DCMAKE_BUILD_TYPE=Release"],
-                    ["cmake", "--build", str(out / "build"), "--target", "gpuarray", "--", f"-j{os.cpu_count()}"]):
+                    ["cmake", "--build", str(out / "build"), "--target", "gpuarray", "--",
+                     f"-j{os.cpu_count()}"]):
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
-                raise GpuforgeError(f"{' '.join(cmd[:2])} failed: {(proc.stderr or proc.stdout).strip()[-600:]}")
-        lib = next((out / "build").rglob("libgpuarray.so.3"), None) or next(tree.rglob("libgpuarray.so.3"), None)
+                tail = (proc.stderr or proc.stdout).strip()[-600:]
+                raise GpuforgeError(f"{' '.join(cmd[:2])} failed: {tail}")
+        lib = next((out / "build").rglob("libgpuarray.so.3"), None)
         if lib is None:
             raise GpuforgeError("the patched build made no libgpuarray.so.3")
         (out / "lib").mkdir()

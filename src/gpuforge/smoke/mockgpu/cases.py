@@ -132,14 +132,15 @@ def _theano_python(cache_dir: Path) -> str:
     try:
         return str(ensure_env(OPENCL, cache_dir, say=lambda _m: None).python)
     except GpuforgeError as exc:
-        raise Unavailable(f"the opencl target's environment (Theano 1.0.5) could not be made: {exc}") from None
+        raise Unavailable(f"the opencl target's environment (Theano 1.0.5) could not be made: "
+                          f"{exc}") from None
 
 
 def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], None]) -> Outcome:
     if not Path(SYSTEM_PYTHON).exists() or subprocess.run(
             [SYSTEM_PYTHON, "-c", "import pygpu"], capture_output=True).returncode != 0:
-        raise Unavailable("Debian's python3-pygpu (libgpuarray3 0.7.6) is not importable by /usr/bin/python3: "
-                          "`apt-get install -y $(grep -v '^#' ci/apt-packages.txt)`")
+        raise Unavailable("Debian's python3-pygpu (libgpuarray3 0.7.6) is not importable by "
+                          "/usr/bin/python3: `apt-get install -y $(grep -v '^#' ci/apt-packages.txt)`")
     folder = _fresh(work)
     mocks = build.linux_mocks(cache_dir)
     for name in ("libcuda.so", "libcuda.so.1", "libcublas.so"):
@@ -180,7 +181,8 @@ def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], 
     if data.get("error"):
         errors.append(data["error"]["message"])
     if data.get("nvrtc"):
-        errors.append(f"NVRTC's log for -arch {data.get('bin_id')}: {data['nvrtc'].get('log') or data['nvrtc']}")
+        log = data["nvrtc"].get("log") or data["nvrtc"]
+        errors.append(f"NVRTC's log for -arch {data.get('bin_id')}: {log}")
     if config.what == "theano":
         errors += [ln for ln in proc.stderr.splitlines()
                    if "Could not initialize pygpu" in ln or "GpuArrayException" in ln]
@@ -193,9 +195,16 @@ def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], 
     return outcome
 
 
-def _wine_prefix(cache_dir: Path) -> Path:
+def _wine_prefix(cache_dir: Path, wine: Path) -> Path:
+    """The tier's own Wine prefix, made once (wineboot) before the first harness runs in it."""
     prefix = cache_dir / "mockgpu" / "wineprefix"
-    prefix.mkdir(parents=True, exist_ok=True)
+    if not (prefix / "system.reg").exists():
+        prefix.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ, WINEPREFIX=str(prefix), WINEDEBUG="-all")
+        subprocess.run([str(wine), "wineboot", "--init"], capture_output=True, env=env, timeout=600)
+        server = wine.with_name("wineserver64") if wine.with_name("wineserver64").exists() else None
+        if server:  # wait until the prefix is written
+            subprocess.run([str(server), "-w"], env=env, timeout=600)
     return prefix
 
 
@@ -214,7 +223,7 @@ def run_windows(config: Config, work: Path, cache_dir: Path, say: Callable[[str]
         shims = build.shims(cache_dir)["windows"]
         for dll in shims.glob("*.dll"):
             shutil.copy(dll, folder / dll.name)
-    env = dict(os.environ, WINEPREFIX=str(_wine_prefix(cache_dir)), WINEDEBUG="-all", MOCK_CC=config.cc,
+    env = dict(os.environ, WINEPREFIX=str(_wine_prefix(cache_dir, WINE)), WINEDEBUG="-all", MOCK_CC=config.cc,
                MOCK_DRIVER=str(config.driver), MOCK_LOG=windows_path(folder / "mock.log"),
                MOCK_PTX_DIR=windows_path(folder / "ptx"))
     proc = subprocess.run([str(WINE), str(folder / "winloader.exe")], capture_output=True, text=True,
@@ -224,8 +233,9 @@ def run_windows(config: Config, work: Path, cache_dir: Path, say: Callable[[str]
     arch = next((re.search(r'detect_arch "([^"]+)"', ln)[1] for ln in lines if "detect_arch" in ln), None)
     outcome = Outcome(config, "ok", bin_id=arch, modules=_parse_log(folder / "mock.log"))
     if result is None:
-        outcome.status, outcome.error = "fail", f"the harness ended (exit {proc.returncode}) without a result: " \
-                                                f"{proc.stderr.strip()[-800:]}"
+        outcome.status = "fail"
+        outcome.error = (f"the harness ended (exit {proc.returncode}) without a result: "
+                         f"{proc.stderr.strip()[-800:]}")
     elif result != "RESULT ok":
         outcome.status, outcome.error = "fail", "\n".join(
             [result[len("RESULT fail "):], *(ln for ln in lines if "NVRTC log" in ln)])
@@ -291,7 +301,8 @@ def check_case(case: Case, work: Path, cache_dir: Path | None = None,
     if problems:
         return CaseResult(case, "fail", "; ".join(problems), outcomes)
     fixed = len(case.fixes) - len(skipped)
-    reason = f"fails as published ({case.error}); {fixed} fix(es) compile and assemble for {arch} ({NOT_A_GPU})"
+    reason = (f"fails as published ({case.error}); {fixed} fix(es) compile and assemble for {arch} "
+              f"({NOT_A_GPU})")
     if skipped:
         reason += "; not run: " + "; ".join(skipped)
     return CaseResult(case, "pass" if fixed else "skip", reason, outcomes)
@@ -333,7 +344,8 @@ def _cases() -> tuple[Case, ...]:
              (_linux("9.0", "11.8"), _linux("9.0", "11.7", nvrtc_name="shim"),
               _linux("9.0", "11.7", library="patched"))),
         Case("linux: PTX newer than the driver (NVRTC 12.9 under a CUDA 12.6 driver)",
-             _linux("8.6", "12.9", driver=12060), "the provided PTX was compiled with an unsupported toolchain",
+             _linux("8.6", "12.9", driver=12060),
+             "the provided PTX was compiled with an unsupported toolchain",
              (_linux("8.6", "11.8", driver=12060), _linux("8.6", "12.9", driver=12090))),
         Case("windows: a CUDA >= 10 NVRTC is never found (0.7.6's nvrtc64_%d%d.dll names)",
              _windows("8.6", "11.8", driver=12060), 'Could not load "nvrtc64_70.dll"',

@@ -6,7 +6,8 @@
  *      (src/gpuarray_buffer_cuda.c:160-171)
  *   2. nvrtc64_<major><minor>.dll, then {9.1, 9.0, 8.0, 7.5, 7.0} below the driver's version;
  *      the error reported is the last one (gpuarray_buffer_cuda.c:172-188, loaders/libnvrtc.c:36)
- *   3. cublas64_<major><minor>.dll with the (major, minor) NVRTC was found with; none: no BLAS
+ *   3. cublas64_<major><minor>.dll with the (major, minor) NVRTC was found with; none: no BLAS,
+ *      and pygpu.blas.gemm (Theano's start-up) fails: the harness reports the load error
  *      (gpuarray_buffer_cuda.c:550, loaders/libcublas.c:50)
  *   4. detect_arch: snprintf(bin_id, strlen("compute_") + 3, "compute_%d%d", cc) -- which cuts
  *      cc 10.0/12.0 to "compute_10"/"compute_12" (gpuarray_buffer_cuda.c:1084-1098)
@@ -114,7 +115,8 @@ int main(void) {
   cuDevicePrimaryCtxRetain(&ctx, dev);
   snprintf(libname, sizeof(libname), "cublas64_%d%d.dll", major, minor);
   cublas = load(libname);
-  if (!cublas) printf("winloader: no cuBLAS: libgpuarray runs without BLAS (pygpu.blas and Theano's init fail)\n");
+  /* 0.7.6 goes on without BLAS; pygpu.blas.gemm, which Theano's start-up runs, then fails */
+  if (!cublas) return fail(error_msg);
 
   r = snprintf(bin_id, strlen("compute_") + 3, "compute_%d%d", cc_major, cc_minor);
   printf("winloader: device cc %d.%d -> detect_arch \"%s\" (snprintf returned %d)\n", cc_major, cc_minor, bin_id, r);
@@ -158,12 +160,12 @@ int main(void) {
     }
     cuLinkComplete(link, &cubin, &cubin_size);
   }
-  if (cublas) {
+  {
     SYM(cublas, f_handle, cublasCreate_v2);
     if (!cublasCreate_v2) return fail("cublas64: no cublasCreate_v2");
     r = cublasCreate_v2(&handle);
     printf("winloader: cublasCreate_v2 -> %d\n", r);
-    if (r != 0) return fail("cublasCreate: not initialized");
+    if (r != 0) return fail("cublasCreate: (cublas) Library not initialized");
   }
   printf("RESULT ok\n");
   return 0;
