@@ -10,12 +10,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import ROOT, run_cli
 
 from gpuforge.doctor import gpu_fit
 from gpuforge.smoke.mockgpu import build, nvidia
 
 SYSTEM_PYTHON = "/usr/bin/python3"
+LONG = pytest.mark.skipif(not os.environ.get("GPUFORGE_MOCKGPU_LONG"),
+                          reason="part of the long mock tier: `nox -s mockgpu`")
 
 
 def mock_env(tmp_path: Path, cc: str, driver: int, nvrtc: str) -> dict[str, str]:
@@ -77,29 +79,17 @@ def linux_report(tmp_path) -> dict:
     return json.loads(line[len("GPUFORGE_PROBE "):])
 
 
-def test_cc86_driver560_in_the_cuda90_env_names_the_arch_problem_and_gpu_win64(linux_report, tmp_path):
-    """A Windows report: the platform and CUDA facts the probe writes on an RTX 3080 under driver
-    560 (CUDA 12.6) in the old CUDA 9.0 env, whose nvrtc64_90.dll 0.7.6 loads after nvrtc64_126.dll
-    and nvrtc64_91.dll fail. NVRTC 9.0 cannot run here: these facts are written by hand, in the
-    probe's own shape (the rest of the report is a real probe's)."""
-    facts = dict(linux_report, platform=dict(linux_report["platform"], sys_platform="win32"))
-    facts["cuda"] = dict(linux_report["cuda"], driver={
-        "loaded": "nvcuda.dll", "cuInit": 0, "version": "12.6",
-        "devices": [{"name": "NVIDIA GeForce RTX 3080", "cc": "8.6"}]}, nvrtc={
-        "tried": ["nvrtc64_126.dll", "nvrtc64_91.dll", "nvrtc64_90.dll", "nvrtc64_80.dll",
-                  "nvrtc64_75.dll", "nvrtc64_70.dll"],
-        "present": [], "loaded": "nvrtc64_90.dll", "path": "C:\\env\\Library\\bin\\nvrtc64_90.dll",
-        "version": "9.0", "shim": False})
-    path = tmp_path / "report.json"
-    path.write_text(json.dumps(facts))
-    proc = run_cli("doctor", "--facts", str(path))
+def test_cc86_driver560_in_the_cuda90_env_names_the_arch_problem_and_gpu_win64():
+    """A Windows probe report (tests/data/probes: the Windows CPython under Wine against the mock
+    nvcuda.dll as an RTX 30 under driver 560; CUDA 9.0's nvrtc64_90.dll written in by hand)."""
+    report = ROOT / "tests" / "data" / "probes" / "win64-cc86-driver560-cuda90.json"
+    proc = run_cli("doctor", "--facts", str(report))
     assert proc.returncode == 1, proc.stderr
     assert "CANNOT compile for it: NVRTC 9.0 (this environment) does not accept compute_86" in proc.stdout
-    report = doctor_json("--facts", str(path))
-    found = {f["id"]: f for f in report["findings"]}
-    first = report["findings"][0]
-    assert first["id"] == "nvrtc_arch_unsupported", [f["id"] for f in report["findings"]]
-    assert "compute_86" in first["evidence"] and first["evidence"].endswith("-> use envs/gpu-win64.yml")
+    assert "env file for this GPU and driver: envs/gpu-win64.yml:" in proc.stdout
+    found = {f["id"]: f for f in doctor_json("--facts", str(report))["findings"]}
+    evidence = found["nvrtc_arch_unsupported"]["evidence"]
+    assert "cc 8.6, driver CUDA 12.6: NVRTC 9.0" in evidence and evidence.endswith("-> use envs/gpu-win64.yml")
     assert "old_cublas_new_gpu" in found  # CUDA 9.0's cuBLAS on an Ampere GPU
 
 
@@ -159,3 +149,44 @@ def test_real_texts_name_their_entry_first(expected, text):
     from gpuforge.doctor.catalog import diagnose_text
 
     assert [f.id for f in diagnose_text(text)][:1] == [expected]
+
+
+@pytest.fixture(scope="module")
+def windows_probe_prefix(tmp_path_factory):
+    """A Wine prefix whose system32 holds the mock nvcuda.dll (Python 3.8's ctypes does not search
+    PATH for it), made once in the cache."""
+    from gpuforge.smoke.mockgpu.cases import _wine_prefix
+    from gpuforge.smoke.targets import WINE
+
+    if not WINE.is_file():
+        pytest.skip("needs Wine: `apt-get install -y wine64` (ci/apt-packages.txt)")
+    prefix = _wine_prefix(nvidia.default_cache_dir() / "mockgpu" / "probe", WINE)
+    system32 = prefix / "drive_c" / "windows" / "system32"
+    (system32 / "nvcuda.dll").write_bytes((build.windows_mocks() / "nvcuda.dll").read_bytes())
+    return prefix
+
+
+@pytest.mark.parametrize("with_shim", [False, pytest.param(True, marks=LONG)], ids=["published", "shim"])
+def test_windows_live_probe_a_modern_nvrtc_and_the_shim(windows_env, windows_probe_prefix, tmp_path,
+                                                        with_shim):
+    """The Windows CPython's probe under Wine, the mock driver as an RTX 30 under driver 560 and
+    NVIDIA's nvrtc64_112_0.dll (CUDA 11.8) on PATH: 0.7.6 finds no NVRTC (nvrtc_missing) until
+    theano-gpu-config's nvrtc64_91.dll shim is beside it, which it loads and which compiles."""
+    from gpuforge.smoke.targets import windows_path
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for dll in nvidia.windows_nvrtc("11.8", say=lambda _m: None).glob("*.dll"):
+        (bin_dir / dll.name).write_bytes(dll.read_bytes())
+    if with_shim:
+        (bin_dir / "nvrtc64_91.dll").write_bytes((build.shims()["windows"] / "nvrtc64_91.dll").read_bytes())
+    report = doctor_json("--python", str(windows_env.python), GPUFORGE_WINEPREFIX=str(windows_probe_prefix),
+                         WINEPATH=windows_path(bin_dir), MOCK_CC="8.6", MOCK_DRIVER="12060")
+    assert report["findings"] is not None
+    found = {f["id"]: f for f in report["findings"]}
+    if with_shim:
+        assert "nvrtc_missing" not in found and "nvrtc_arch_unsupported" not in found, report
+    else:
+        assert found["nvrtc_missing"]["evidence"] == (
+            "derived.nvrtc_unfindable = nvrtc64_112_0.dll is here; libgpuarray 0.7.6 tries only "
+            "nvrtc64_126.dll, nvrtc64_91.dll, nvrtc64_90.dll, nvrtc64_80.dll, nvrtc64_75.dll, nvrtc64_70.dll")

@@ -74,7 +74,10 @@ def test_ptxas_refuses_ptx_for_a_newer_gpu(tmp_path):
     assert "SM version specified by .target is higher than default SM version" in refused["failed"][0]
 
 
-@pytest.mark.parametrize("case", cases.tier(), ids=lambda c: c.name)
+LONG = bool(os.environ.get("GPUFORGE_MOCKGPU_LONG"))  # `nox -s mockgpu`: the long matrix too
+
+
+@pytest.mark.parametrize("case", cases.tier(long=LONG), ids=lambda c: c.name)
 def test_mock_tier(case, tmp_path):
     result = cases.check_case(case, tmp_path, say=lambda _m: None)
     if result.status == "skip":
