@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -68,17 +67,6 @@ def test_nvrtc_newer_than_the_driver_is_named_before_anything_runs(tmp_path):
         found["ptx_newer_than_driver"]["evidence"]
 
 
-@pytest.fixture
-def linux_report(tmp_path) -> dict:
-    """A real probe report of /usr/bin/python3 (mock driver, NVRTC 11.8)."""
-    env = dict(os.environ, **mock_env(tmp_path, "8.6", 12060, "11.8"))
-    probe = Path(gpu_fit.__file__).parents[1] / "inside" / "probe.py"
-    out = subprocess.run([SYSTEM_PYTHON, str(probe)], capture_output=True, text=True, env=env,
-                         timeout=300).stdout
-    line = next(ln for ln in out.splitlines() if ln.startswith("GPUFORGE_PROBE "))
-    return json.loads(line[len("GPUFORGE_PROBE "):])
-
-
 def test_cc86_driver560_in_the_cuda90_env_names_the_arch_problem_and_gpu_win64():
     """A Windows probe report (tests/data/probes: the Windows CPython under Wine against the mock
     nvcuda.dll as an RTX 30 under driver 560; CUDA 9.0's nvrtc64_90.dll written in by hand)."""
@@ -89,20 +77,9 @@ def test_cc86_driver560_in_the_cuda90_env_names_the_arch_problem_and_gpu_win64()
     assert "env file for this GPU and driver: envs/gpu-win64.yml:" in proc.stdout
     found = {f["id"]: f for f in doctor_json("--facts", str(report))["findings"]}
     evidence = found["nvrtc_arch_unsupported"]["evidence"]
-    assert "cc 8.6, driver CUDA 12.6: NVRTC 9.0" in evidence and evidence.endswith("-> use envs/gpu-win64.yml")
+    assert "cc 8.6, driver CUDA 12.6: NVRTC 9.0" in evidence
+    assert evidence.endswith("-> use envs/gpu-win64.yml")
     assert "old_cublas_new_gpu" in found  # CUDA 9.0's cuBLAS on an Ampere GPU
-
-
-def test_a_modern_nvrtc_that_076_never_loads_on_windows_is_named(linux_report, tmp_path):
-    facts = dict(linux_report, platform=dict(linux_report["platform"], sys_platform="win32"))
-    facts["cuda"] = dict(linux_report["cuda"], nvrtc={
-        "tried": ["nvrtc64_126.dll", "nvrtc64_91.dll", "nvrtc64_90.dll", "nvrtc64_80.dll",
-                  "nvrtc64_75.dll", "nvrtc64_70.dll"], "present": ["nvrtc64_120_0.dll"], "loaded": None})
-    path = tmp_path / "report.json"
-    path.write_text(json.dumps(facts))
-    found = {f["id"]: f for f in doctor_json("--facts", str(path))["findings"]}
-    assert found["nvrtc_missing"]["evidence"].startswith(
-        "derived.nvrtc_unfindable = nvrtc64_120_0.dll is here; libgpuarray 0.7.6 tries only nvrtc64_126.dll")
 
 
 def test_nvrtc_arch_tables():
@@ -182,7 +159,6 @@ def test_windows_live_probe_a_modern_nvrtc_and_the_shim(windows_env, windows_pro
         (bin_dir / "nvrtc64_91.dll").write_bytes((build.shims()["windows"] / "nvrtc64_91.dll").read_bytes())
     report = doctor_json("--python", str(windows_env.python), GPUFORGE_WINEPREFIX=str(windows_probe_prefix),
                          WINEPATH=windows_path(bin_dir), MOCK_CC="8.6", MOCK_DRIVER="12060")
-    assert report["findings"] is not None
     found = {f["id"]: f for f in report["findings"]}
     if with_shim:
         assert "nvrtc_missing" not in found and "nvrtc_arch_unsupported" not in found, report
