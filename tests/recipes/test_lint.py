@@ -74,8 +74,9 @@ CASES = [
      "is not a valid conda MatchSpec"),
     ("libgpuarray/bld.bat", "nmake\nif errorlevel 1 exit 1\n", "nmake\n", "nmake",
      "`nmake` is not followed by `if errorlevel 1 exit 1`"),
-    ("conda_build_config.yaml", "  - '>=8.0,<9.2'  # [win]", "  - '>=8.0,<11'  # [win]", None,
-     "cannot load CUDA >= 10's nvrtc64_100_0.dll"),
+    ("libgpuarray/meta.yaml", "    - patches/0003-cuda-10-library-names.patch", "", None,
+     "cannot load CUDA 10's nvrtc64_10x_0.dll; run_constrained needs `cudatoolkit <9.2`, or apply "
+     "0003-cuda-10-library-names.patch"),
     ("conda_build_config.yaml", "  - '>=5.1,<8'", "  - '>=5.1'", None,
      "needs `cudnn >=5.1,<8`"),
     ("conda_build_config.yaml", "  - 1.23  # python 3.11: first numpy built for 3.11",
