@@ -93,7 +93,8 @@ def test_lock_files_are_written_and_read_back(tmp_path, local_channels):
     base, mirrors = local_channels
     out = tmp_path / "locks"
     written = lock_envs([load_env(ENVS / "gpu-win64-legacy-cuda9.yml")], mirrors, "official", out)
-    assert sorted(p.name for p in written) == ["gpu-win64-legacy-cuda9.explicit.txt", "gpu-win64-legacy-cuda9.lock"]
+    assert sorted(p.name for p in written) == ["gpu-win64-legacy-cuda9.explicit.txt",
+                                               "gpu-win64-legacy-cuda9.lock"]
     lock = LockFile.from_path(out / "gpu-win64-legacy-cuda9.lock")
     env = lock.default_environment()
     [platform] = env.platforms()

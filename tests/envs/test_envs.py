@@ -91,7 +91,8 @@ def test_headline_pins():
 
 # (file, old, new, line fragment, expected message fragment)
 PIN_CASES = [
-    ("gpu-win64-legacy-cuda9.yml", "python=3.6 ", "python=3.5 ", "python=3.5", "is not in the recipes' matrix"),
+    ("gpu-win64-legacy-cuda9.yml", "python=3.6 ", "python=3.5 ", "python=3.5",
+     "is not in the recipes' matrix"),
     ("gpu-win64-legacy-cuda9.yml", "python=3.6 ", "python>=3.6 ", "python>=3.6", "admits several Pythons"),
     ("gpu-win64-legacy-cuda9.yml", "numpy>=1.16,<1.20", "numpy>=1.16,<1.25", "numpy>=1.16,<1.25",
      "pin numpy below 1.24"),
@@ -112,7 +113,8 @@ PIN_CASES = [
      "Theano 1.0.5 loads cuDNN 5.1 to 7 only"),
     ("gpu-win64-legacy-cuda9.yml", "cudnn=7.1[build=cuda9.0*]", "cudnn=7.1[build=cuda8.0*]", "cudnn=7.1",
      "cudnn build cuda8.0* is for CUDA 8.0, but cudatoolkit is 9.0.*"),
-    ("gpu-win64-legacy-cuda9.yml", "cudatoolkit=9.0 ", "cudatoolkit ", "cudatoolkit ", "pin cudatoolkit within"),
+    ("gpu-win64-legacy-cuda9.yml", "cudatoolkit=9.0 ", "cudatoolkit ", "cudatoolkit ",
+     "pin cudatoolkit within"),
     ("gpu-win64-legacy-cuda9.yml", "pygpu=0.7.6", "pygpu=0.7.5", "pygpu=0.7.5",
      "pygpu 0.7.5.* excludes 0.7.6, the version recipes/pygpu builds"),
     ("gpu-linux64-legacy-cuda10.yml", "libgpuarray=0.7.6", "libgpuarray>=0.7", "libgpuarray>=0.7",
@@ -123,7 +125,8 @@ PIN_CASES = [
      "add m2w64-toolchain (conda-forge's theano does not bring it)"),
     ("gpu-win64-legacy-cuda9.yml", "      - ../recipes/theano-gpu-config", "      # - theano-gpu-config",
      "dependencies:", "needs theano-gpu-config"),
-    ("gpu-linux64-legacy-cuda10.yml", "  - nose  # theano.test() and theano-nose run on it", "  - nose", "- nose",
+    ("gpu-linux64-legacy-cuda10.yml", "  - nose  # theano.test() and theano-nose run on it", "  - nose",
+     "- nose",
      "every pin needs a comment saying why"),
     ("cpu-linux64.yml", "  - scipy  #", "  - scipy>=>1  #", "scipy>=>1",
      "is not a valid conda MatchSpec"),
@@ -153,7 +156,8 @@ PIN_CASES = [
      "no real record in"),
     ("cpu-linux64.yml", "gxx_linux-64=7.3.0", "gxx_linux-64=9.3.0", "gxx_linux-64=9.3.0",
      "gxx_linux-64=9.3.0: no real record in"),
-    ("gpu-linux64-legacy-cuda10.yml", "      - ../recipes/theano-gpu-config", "      - ../recipes/nothing-here",
+    ("gpu-linux64-legacy-cuda10.yml", "      - ../recipes/theano-gpu-config",
+     "      - ../recipes/nothing-here",
      "nothing-here", "pip: ../recipes/nothing-here: no project there"),
     # the records exist one by one but not together: the solve says so
     ("cpu-linux64.yml", "  - nose  #", "  - pygpu[build=py36*]  # again\n  - nose  #", "pygpu=0.7.6",
@@ -185,13 +189,15 @@ def test_broken_yaml_is_one_line_from_the_cli(tree):
     proc = run_cli("envs", "check", "envs/gpu-win64-legacy-cuda9.yml", cwd=tree)
     assert proc.returncode == 2  # bad input, not a finding
     assert "Traceback" not in proc.stdout + proc.stderr
-    assert proc.stderr == (f"gpuforge: error: envs/gpu-win64-legacy-cuda9.yml:{line_of(path, 'name:')}: invalid YAML: "
+    assert proc.stderr == (f"gpuforge: error: envs/gpu-win64-legacy-cuda9.yml:{line_of(path, 'name:')}: "
+                           "invalid YAML: "
                            "mapping values are not allowed here\n")
 
 
 # The matrix moves, the env files stay: the check names the drift.
 MATRIX_DRIFT = [
-    ("  - 3.6\n", "", "gpu-win64-legacy-cuda9.yml", "python=3.6", "python 3.6.* is not in the recipes' matrix"),
+    ("  - 3.6\n", "", "gpu-win64-legacy-cuda9.yml", "python=3.6",
+     "python 3.6.* is not in the recipes' matrix"),
     ("  - 1.16  # python 3.6\n", "  - 1.20  # python 3.6\n", "cpu-win64.yml", "numpy>=",
      "excludes numpy 1.20, which pygpu for python 3.6 is built against"),
     ("  - '>=8.0,<12'\n", "  - '>=8.0,<9.0'\n", "gpu-win64-legacy-cuda9.yml", "cudatoolkit=9.0",

@@ -1,7 +1,8 @@
 """Environment files (envs/*.yml): load them and check every pin.
 
 An env file is conda's environment.yml named ``<flavor>-<win64|linux64>[-<variant>].yml``
-(the name gives the platform; ``gpu-win64-blackwell.yml``, ``gpu-linux64-legacy-cuda10.yml``). The checks: every dependency parses as a conda MatchSpec
+(the name gives the platform; ``gpu-win64-blackwell.yml``, ``gpu-linux64-legacy-cuda10.yml``).
+The checks: every dependency parses as a conda MatchSpec
 (py-rattler) and carries a comment saying why; channels are names defined in
 envs/mirrors.yaml (https URLs come from there) that someone publishes (a record of
 envs/records.yaml comes from them), and every conda spec matches a real record there;
