@@ -87,7 +87,7 @@ CASES = [
      "win-64 ask for vc 14.\n", "", "vc:", "vc: every pin needs a comment"),
     ("theano/meta.yaml", "about:", "aboot:", "aboot:", "unknown section 'aboot'"),
     ("theano-gpu-config/meta.yaml", "    - cudnn {{ cudnn }}\n", "    - cudnn >=7\n", "cudnn >=7",
-     "requirements/run (linux-64): needs `cudnn >=5.1,<8` (conda_build_config.yaml)"),
+     "requirements/run_constrained (linux-64): needs `cudnn >=5.1,<8` (conda_build_config.yaml)"),
     ("theano-gpu-config/meta.yaml", "theano >=1.0.5,<1.1", "theano >=1.1", "theano >=1.1",
      "theano-gpu-config's theano range must admit theano 1.0.5"),
     ("theano-gpu-config/meta.yaml", "    - m2w64-toolchain  # [win]\n", "", None,

@@ -282,7 +282,7 @@ def _lint_theano_gpu_config(r: Rendered, versions: dict[str, str], theanos: list
             str(spec.version)).matches(version)):
         out.add(path, theano[1] if theano else None,
                 f"theano-gpu-config's theano range must admit theano {versions['theano']}")
-    for section, name in (("run", "cudnn"), ("run_constrained", "cudatoolkit")):
+    for section, name in (("run_constrained", "cudnn"), ("run_constrained", "cudatoolkit")):
         found = _requirement(r, section, name)
         want = f"{name} {config.values[name][0]}" if name in config.values else None
         if want and (found is None or found[0] != want):
