@@ -351,13 +351,14 @@ def host_platform() -> str:
 
 
 def conda_targets(envs_dir: Path) -> list[Target]:
-    """One target per env file of the host's platform (``envs/*-linux64.yml``)."""
-    suffix = host_platform().replace("-", "")
+    """One target per env file of the host's platform (``envs/*-linux64[-<variant>].yml``)."""
+    from gpuforge.envs.envfile import env_platform
+
     return [
         Target(name=f"env:{path.stem}", description=f"conda env from {path.as_posix()}",
                python="conda", device="cuda" if path.stem.startswith("gpu") else "cpu",
                needs=("conda",), env_file=str(path), require_cuda=path.stem.startswith("gpu"))
-        for path in sorted(Path(envs_dir).glob(f"*-{suffix}.yml"))
+        for path in sorted(Path(envs_dir).glob("*.yml")) if env_platform(path)[0] == host_platform()
     ]
 
 
