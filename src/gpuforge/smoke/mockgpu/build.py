@@ -141,7 +141,9 @@ def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None
             if proc.returncode != 0:
                 tail = (proc.stderr or proc.stdout).strip()[-600:]
                 raise GpuforgeError(f"{' '.join(cmd[:2])} failed: {tail}")
-        lib = next((out / "build").rglob("libgpuarray.so.3"), None)
+        # libgpuarray's CMakeLists.txt puts the library into the source tree's lib/
+        lib = next((tree / "lib").glob("libgpuarray.so.3"), None) or \
+            next((out / "build").rglob("libgpuarray.so.3"), None)
         if lib is None:
             raise GpuforgeError("the patched build made no libgpuarray.so.3")
         (out / "lib").mkdir()

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -278,6 +278,9 @@ def check_case(case: Case, work: Path, cache_dir: Path | None = None,
                say: Callable[[str], None] = print) -> CaseResult:
     """The broken configuration must fail with the case's error and every fix must compile and
     assemble; a case without an error is one configuration that must compile and assemble."""
+    configs = (case.broken, *case.fixes)
+    if any(c.library == "patched" for c in configs) and not os.environ.get(build.SOURCE_ENV):
+        return CaseResult(case, "skip", build.NEEDS_SOURCE, [])
     first = run_config(case.broken, work / "broken", cache_dir, say)
     outcomes, problems, skipped = [first], [], []
     if first.status == "skip":
@@ -363,8 +366,24 @@ def _cases() -> tuple[Case, ...]:
     cases.append(Case(
         "theano: Blackwell cc 12.0 at Theano's start-up (device=cuda0)",
         _linux("12.0", "12.9", what="theano"), "Could not initialize pygpu, support disabled",
-        (_linux("12.0", "12.9", nvrtc_name="shim", what="theano"),)))
-    return tuple(cases)
+        (_linux("12.0", "12.9", nvrtc_name="shim", what="theano"),
+         _linux("12.0", "12.9", library="patched", what="theano"))))
+    # CUDA 13's NVRTC starts at compute_75: a Pascal needs NVRTC <= 12.9; the patched build says so
+    cases.append(Case("linux: Pascal cc 6.1 on NVRTC 13.0", _linux("6.1", "13.0"),
+                      "NVRTC_ERROR_INVALID_OPTION", (_linux("6.1", "12.9"),), in_tests=False))
+    cases.append(Case("linux: Pascal cc 6.1 on NVRTC 13.0, patched build",
+                      _linux("6.1", "13.0", library="patched"), "supports no architecture up to compute_61",
+                      (_linux("6.1", "12.9", library="patched"),), in_tests=False))
+    # the patched build's fixes as cases of their own: a skip (no source) is then a skip
+    split = []
+    for case in cases:
+        patched = tuple(f for f in case.fixes if f.library == "patched" and case.broken.library != "patched")
+        if patched and len(patched) < len(case.fixes):
+            split.append(replace(case, fixes=tuple(f for f in case.fixes if f not in patched)))
+            split.append(replace(case, name=f"{case.name}, patched build", fixes=patched))
+        else:
+            split.append(case)
+    return tuple(split)
 
 
 CASES = _cases()
