@@ -402,4 +402,5 @@ def compile_matrix(in_tests: bool) -> tuple[Case, ...]:
         # NVRTC 13 knows compute_75 and newer; its PTX (ISA 9.0) is newer than ptxas 12.9 reads
         rows += [Config("linux", cc, "13.0", nvrtc_name="shim") for cc in (*ccs[1:], "10.0", "12.0")]
         rows += [Config("windows", cc, "12.9", nvrtc_name="shim") for cc in (*ccs, "10.0", "12.0")]
+        rows += [Config("windows", cc, "13.0", nvrtc_name="shim") for cc in ("7.5", "9.0", "12.0")]
     return tuple(Case(f"compiles: {r.label()}", r, "", (), in_tests) for r in rows)
