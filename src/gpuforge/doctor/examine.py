@@ -337,7 +337,8 @@ def summary(facts: dict[str, Any]) -> list[str]:
                  f"; nvidia-smi {smi.get('driver_version') or '-'}; nvcc {nvcc.get('release') or '-'}"
                  f"; cuDNN {cudnn.get('version') or ('found' if cudnn.get('library') else '-')}")
     gpu = lookup(facts, "derived.gpu") or {}
-    nvrtc = lookup(facts, "cuda.nvrtc") or {}
+    nvrtc = lookup(facts, "cuda.nvrtc")
+    nvrtc = nvrtc if isinstance(nvrtc, dict) else {}
     if gpu:
         lines.append(f"gpu      {gpu.get('name') or '-'}: cc {gpu['cc']}, "
                      f"driver CUDA {gpu.get('driver_cuda') or '-'}; NVRTC {nvrtc.get('version') or '-'} "

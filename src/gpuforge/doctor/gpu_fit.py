@@ -34,8 +34,9 @@ def _mm(version: str) -> tuple[int, int]:
 
 
 def nvrtc_archs(nvrtc: dict[str, Any]) -> tuple[int, ...]:
-    if nvrtc.get("archs"):
-        return tuple(sorted(int(a) for a in nvrtc["archs"]))
+    archs = nvrtc.get("archs")
+    if isinstance(archs, list) and archs and all(isinstance(a, int) and 0 < a < 1000 for a in archs):
+        return tuple(sorted(archs))
     version = _mm(nvrtc.get("version") or "0.0")
     for below_major, below_minor, low, high in OLD_NVRTC:
         if version < (below_major, below_minor):
@@ -50,11 +51,14 @@ def ptx_isa(version: str) -> int:
 
 def gpu_of(facts: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
     """(compute capability, GPU name, the driver's CUDA version), each None when unknown."""
-    driver = lookup(facts, "cuda.driver") or {}
-    smi = lookup(facts, "cuda.nvidia_smi") or {}
+    driver = lookup(facts, "cuda.driver")
+    smi = lookup(facts, "cuda.nvidia_smi")
+    driver, smi = (d if isinstance(d, dict) else {} for d in (driver, smi))
     devices = driver.get("devices") or smi.get("gpus") or []
-    first = devices[0] if devices and isinstance(devices[0], dict) else {}
-    return first.get("cc"), first.get("name"), driver.get("version") or smi.get("cuda_version")
+    first = devices[0] if isinstance(devices, list) and devices and isinstance(devices[0], dict) else {}
+    version = driver.get("version") or smi.get("cuda_version")
+    text = [str(v) if isinstance(v, str) else None for v in (first.get("cc"), first.get("name"), version)]
+    return text[0], text[1], text[2]
 
 
 def platform_of(facts: dict[str, Any]) -> str:
@@ -64,7 +68,8 @@ def platform_of(facts: dict[str, Any]) -> str:
 def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
     """The derived facts the GPU entries of the catalog match on (absent: nothing to say)."""
     cc, name, driver = gpu_of(facts)
-    nvrtc = lookup(facts, "cuda.nvrtc") or {}
+    nvrtc = lookup(facts, "cuda.nvrtc")
+    nvrtc = nvrtc if isinstance(nvrtc, dict) else {}
     out: dict[str, Any] = {}
     if not cc or not gpu_envs.VERSION_RE.match(str(cc)):
         return out
@@ -77,7 +82,7 @@ def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
     fits = f"envs/{choice.entry.file}" if choice.entry else "none"
     gpu = f"cc {cc}, driver CUDA {driver or 'unknown'}"
     out["gpu"] = {"cc": cc, "name": name, "driver_cuda": driver, "env_file": fits, "pick": choice.reason}
-    if not nvrtc.get("version"):
+    if not isinstance(nvrtc.get("version"), str) or not gpu_envs.VERSION_RE.match(nvrtc["version"]):
         return out
     archs = nvrtc_archs(nvrtc)
     here = gpu_envs.GpuEnv(file="this environment", platform=platform, gpus="", cuda=nvrtc["version"],
@@ -103,16 +108,21 @@ def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
 
 def unfindable_nvrtc(facts: dict[str, Any]) -> str | None:
     """Windows: a CUDA >= 10 NVRTC is here but 0.7.6 loads none of its names."""
-    nvrtc = lookup(facts, "cuda.nvrtc") or {}
-    if platform_of(facts) != "win-64" or nvrtc.get("loaded") or not nvrtc.get("present"):
+    nvrtc = lookup(facts, "cuda.nvrtc")
+    if not isinstance(nvrtc, dict) or platform_of(facts) != "win-64" or nvrtc.get("loaded") \
+            or not isinstance(nvrtc.get("present"), list) or not nvrtc["present"]:
         return None
-    return (f"{', '.join(nvrtc['present'])} is here; libgpuarray 0.7.6 tries only "
-            f"{', '.join(nvrtc.get('tried') or [])}")
+    tried = nvrtc.get("tried") if isinstance(nvrtc.get("tried"), list) else []
+    return (f"{', '.join(map(str, nvrtc['present']))} is here; libgpuarray 0.7.6 tries only "
+            f"{', '.join(map(str, tried))}")
 
 
 def dnn_not_disabled(facts: dict[str, Any]) -> bool:
-    setting = (lookup(facts, "config.settings") or {}).get("dnn.enabled") or {}
-    effective = (lookup(facts, "imports.theano.config") or {}).get("dnn.enabled")
-    value = str(effective if effective is not None else setting.get("value", "auto"))
+    settings = lookup(facts, "config.settings")
+    setting = settings.get("dnn.enabled") if isinstance(settings, dict) else None
+    config = lookup(facts, "imports.theano.config")
+    effective = config.get("dnn.enabled") if isinstance(config, dict) else None
+    value = str(effective if effective is not None else
+                setting.get("value", "auto") if isinstance(setting, dict) else "auto")
     return value.lower() not in ("false", "0", "no")
 
