@@ -398,6 +398,7 @@ def compile_matrix(in_tests: bool) -> tuple[Case, ...]:
         rows += [Config("windows", cc, "11.8", driver=12060, nvrtc_name="shim") for cc in ccs]
     else:
         rows = [Config("linux", cc, "11.8", driver=12060, what="theano") for cc in ccs]
+        rows += [Config("linux", "10.0", "12.9", nvrtc_name="shim", what="theano")]
         rows += [Config("linux", cc, "12.0", driver=12060) for cc in ccs]
         # NVRTC 13 knows compute_75 and newer; its PTX (ISA 9.0) is newer than ptxas 12.9 reads
         rows += [Config("linux", cc, "13.0", nvrtc_name="shim") for cc in (*ccs[1:], "10.0", "12.0")]
