@@ -125,3 +125,24 @@ def test_a_broken_table_is_one_located_error(tmp_path: Path, old, new, line, say
     assert says in info.value.message and "\n" not in str(info.value)
     path.write_text(GOOD)
     assert load(path)[0].nvrtc_archs == (75, 86)
+
+
+def test_the_docs_table_is_the_yaml_table(table):
+    from gpuforge.envs.gpu_envs import table as render
+
+    doc = (ROOT / "docs" / "modern-gpus.md").read_text()
+    start = doc.index("<!-- table: gpuforge envs gpus")
+    block = doc[doc.index("\n", start) + 1:doc.index("<!-- end table -->")].strip()
+    assert block == render(table), "docs/modern-gpus.md: paste `gpuforge envs gpus` between the markers"
+
+
+def test_cli_names_the_env_file_or_says_why_not():
+    from conftest import run_cli
+
+    proc = run_cli("envs", "gpus", "--platform", "win-64", "--cc", "8.6", "--driver-cuda", "12.6")
+    assert proc.returncode == 0 and proc.stdout.startswith("envs/gpu-win64.yml: "), proc.stderr
+    proc = run_cli("envs", "gpus", "--platform", "linux-64", "--cc", "12.0", "--driver-cuda", "12.4")
+    assert proc.returncode == 1 and "needs CUDA >= 12.8: update the NVIDIA driver" in proc.stdout
+    proc = run_cli("envs", "gpus", "--cc", "8.x")
+    assert proc.returncode == 2 and proc.stderr == ("gpuforge: error: compute capability '8.x': expected "
+                                                    "major.minor, e.g. 8.6\n")

@@ -187,3 +187,19 @@ def pick(platform: str, cc: str, driver_cuda: str | None, entries: list[GpuEnv] 
     need = min(by_cc, key=lambda e: _version(e.driver_cuda_min))
     return Choice(None, f"the driver reports CUDA {driver_cuda}; envs/{need.file} (cc {cc}) needs "
                         f"CUDA >= {need.driver_cuda_min}: update the NVIDIA driver")
+
+
+def _archs(entry: GpuEnv) -> str:
+    return f"compute_{entry.nvrtc_archs[0]} ... {entry.nvrtc_archs[-1]}"
+
+
+def table(entries: list[GpuEnv]) -> str:
+    """The table as Markdown (docs/modern-gpus.md carries it; a test compares)."""
+    rows = ["| env file | GPUs | compute capability | CUDA (NVRTC archs) | driver must report CUDA | "
+            "cuDNN | arch rewrite (shim) |",
+            "|---|---|---|---|---|---|---|"]
+    for e in entries:
+        rows.append(f"| envs/{e.file} | {e.gpus} | {e.cc_min} - {e.cc_max} | {e.cuda} ({_archs(e)}) | "
+                    f">= {e.driver_cuda_min} | {e.cudnn or 'none (dnn.enabled = False)'} | "
+                    f"{'yes' if e.arch_rewrite else 'no'} |")
+    return "\n".join(rows)
