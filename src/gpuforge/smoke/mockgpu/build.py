@@ -94,9 +94,12 @@ def shims(cache_dir: Path | None = None) -> dict[str, Path]:
     """theano-gpu-config's NVRTC shim and cuBLAS forwarder (recipes/theano-gpu-config/shims/),
     built as the environment builds them: {"linux": libnvrtc.so + libcublas.so,
     "windows": nvrtc64_91.dll + cublas64_91.dll}."""
+    from gpuforge.smoke.mockgpu.cases import Unavailable
+
     nvrtc, cublas = SHIMS / "nvrtc_shim.c", SHIMS / "cublas_forwarder.c"
     if not nvrtc.is_file() or not cublas.is_file():
-        raise GpuforgeError(f"no shim sources in {SHIMS}")
+        raise Unavailable(f"no shim sources in {SHIMS} (theano-gpu-config's nvrtc_shim.c and "
+                          "cublas_forwarder.c)")
 
     def make_linux(out: Path) -> None:
         _compile(GCC, ["-shared", "-fPIC", "-O2", "-o", str(out / "libnvrtc.so"), str(nvrtc), "-ldl"], out)
