@@ -102,7 +102,7 @@ def test_the_smoke_target_says_no_gpu_ran():
 
     target = next(t for t in LOCAL_TARGETS if t.name == "mockgpu")
     assert target.description.startswith("NOT a GPU")
-    assert "no GPU ran" in cases.NOT_A_GPU
+    assert "nothing ran on a GPU" in cases.NOT_A_GPU
 
 
 def test_the_wheels_are_pinned_https_with_sha256():

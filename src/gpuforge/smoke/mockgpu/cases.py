@@ -30,7 +30,7 @@ from gpuforge.smoke.mockgpu import build, nvidia
 INSIDE = Path(__file__).resolve().parents[2] / "inside" / "gpu_compile.py"
 MARK = "GPUFORGE_COMPILE "
 SYSTEM_PYTHON = "/usr/bin/python3"
-NOT_A_GPU = "mock driver: no GPU ran, results are meaningless"
+NOT_A_GPU = "mock driver: nothing ran on a GPU, results are meaningless"
 PTXAS_MAX_ISA = 88  # ptxas 12.9 reads PTX ISA <= 8.8
 
 
