@@ -238,15 +238,10 @@ def fuzz_table(path: Path) -> list[str]:
 
 
 def gpu_envs_table(path: Path) -> list[str]:
-    """Which GPU env file for which GPU: envs/gpu-envs.yaml, read by gpuforge.envs.gpu_envs."""
-    from gpuforge.envs.gpu_envs import load
+    """Which GPU env file for which GPU: envs/gpu-envs.yaml as `gpuforge envs gpus` prints it."""
+    from gpuforge.envs.gpu_envs import load, table
 
-    rows = ["| env file | GPUs | compute capability | CUDA | the driver must report CUDA | cuDNN |",
-            "|---|---|---|---|---|---|"]
-    for e in load(path):
-        rows.append(f"| `envs/{e.file}` | {e.gpus} | {e.cc_min} - {e.cc_max} | {e.cuda} "
-                    f"| >= {e.driver_cuda_min} | {e.cudnn or '-'} |")
-    return rows
+    return table(load(path)).split("\n")
 
 
 TABLES: dict[str, Callable[[Path], list[str]]] = {
