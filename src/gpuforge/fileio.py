@@ -20,6 +20,7 @@ import glob
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError, InputError
@@ -32,6 +33,8 @@ NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pip
                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                (stat.S_ISSOCK, "a socket"))
 TEMP_SUFFIX = ".tmp"
+# processthreadsapi.h, winerror.h, minwinbase.h
+PROCESS_QUERY_LIMITED_INFORMATION, ERROR_ACCESS_DENIED, STILL_ACTIVE = 0x1000, 5, 259
 
 
 def _size(n: int) -> str:
@@ -131,13 +134,39 @@ def _remove_dead_writers_temps(path: Path) -> None:
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
+    if sys.platform == "win32":
+        return _alive_windows(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except (PermissionError, OSError):  # someone else's process, or Windows: assume alive
+    except (PermissionError, OSError):  # someone else's process: assume alive
         return True
     return True
+
+
+def _alive_windows(pid: int) -> bool:
+    """Is process ``pid`` running, asked without touching it: on Windows ``os.kill(pid, 0)``
+    is no probe but TerminateProcess (Python's os.kill documentation), so a write that met
+    a leftover temporary file ended the process whose id was in its name."""
+    import ctypes
+    from ctypes import wintypes
+
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    kernel32.OpenProcess.restype = wintypes.HANDLE
+    kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
+    kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
+    kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
+    handle = kernel32.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
+    if not handle:  # no such process; ERROR_ACCESS_DENIED: another user's, alive
+        return ctypes.get_last_error() == ERROR_ACCESS_DENIED
+    try:
+        code = wintypes.DWORD()
+        if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
+            return True
+        return code.value == STILL_ACTIVE
+    finally:
+        kernel32.CloseHandle(handle)
 
 
 def _replace(path: Path, data: bytes, mode: int | None) -> None:
