@@ -146,9 +146,10 @@ def _alive(pid: int) -> bool:
 
 
 def _alive_windows(pid: int) -> bool:
-    """Is process ``pid`` running, asked without touching it: on Windows ``os.kill(pid, 0)``
-    is no probe but TerminateProcess (Python's os.kill documentation), so a write that met
-    a leftover temporary file ended the process whose id was in its name."""
+    """Is process ``pid`` running, asked without touching it. On Windows ``os.kill(pid, 0)``
+    is no probe: 0 is signal.CTRL_C_EVENT, a Ctrl+C sent to process group ``pid`` (CPython's
+    os_kill_impl: GenerateConsoleCtrlEvent), which fails for most processes, dead or alive,
+    so every leftover temporary file was taken for a live writer's and never removed."""
     import ctypes
     from ctypes import wintypes
 

@@ -64,19 +64,25 @@ run("doctor_log", "gpuforge", "doctor", "--log", "ps.log")
 
 run("doctor_fix", "gpuforge", "doctor", "--fix")
 
-# a process whose id is in the name of a temporary file left beside the file written next
+# temporary files left beside the file written next by a writer that was killed (its
+# process is gone) and by one still writing (alive)
+dead = subprocess.Popen([spec["env_python"], "-c", "pass"])
+dead.wait()
 sleeper = subprocess.Popen([spec["env_python"], "-c", "import time; time.sleep(300)"])
-leftover = os.path.join(home, ".fast.theanorc.gpuforge-%d.tmp" % sleeper.pid)
-open(leftover, "w").close()
-run("theanorc_write", "gpuforge", "theanorc", "write", "--profile", "fast", "--path", "~\\.fast.theanorc")
+leftovers = {name: os.path.join(home, ".fast.theanorc.gpuforge-%d.tmp" % proc.pid)
+             for name, proc in (("dead", dead), ("alive", sleeper))}
+for path in leftovers.values():
+    open(path, "w").close()
+run("theanorc_write", "gpuforge", "theanorc", "write", "--profile", "fast", "--path", "~\\fast.theanorc")
+results["leftovers"] = {name: os.path.exists(path) for name, path in leftovers.items()}
 results["sleeper_alive"] = sleeper.poll() is None
-results["leftover_kept"] = os.path.exists(leftover)
 sleeper.kill()
 
 run("theanorc_migrate", "gpuforge", "theanorc", "migrate", "--path", "~\\old.theanorc", "--yes")
 run("envs_check", "gpuforge", "envs", "check")
 run("smoke", "gpuforge", "smoke", "--python", spec["env_python"], "--iters", "100", "--steps", "60",
-    "--report-dir", "reports")
+    "--report-dir", "reports\\python")
+run("smoke_all", "gpuforge", "smoke", "--report-dir", "reports\\all")  # `nox -s gpu_smoke`, no conda here
 run("smoke_list", "gpuforge", "smoke", "--list")
 run("smoke_windows", "gpuforge", "smoke", "--target", "windows")
 run("build_local", "gpuforge", "recipes", "build-local", "theano", "--python", spec["env_python"])
@@ -120,7 +126,7 @@ def session(windows_env):
         (home / "miniforge3" / "envs").mkdir(parents=True)
         (home / "miniforge3" / "envs" / "theano").symlink_to(windows_env.root, target_is_directory=True)
         (home / ".theanorc.txt").write_text("[lib]\ncnmem = 0.8\n", encoding="utf-8")  # Windows only
-        (home / ".fast.theanorc").write_text("[global]\nfloatX = float64\n", encoding="utf-8")
+        (home / "fast.theanorc").write_text("[global]\nfloatX = float64\n", encoding="utf-8")
         (home / "old.theanorc").write_text("[global]\ndevice = gpu0\n\n[lib]\ncnmem = 0.5\n\n"
                                            "[nvcc]\nfastmath = True\n", encoding="utf-8")
         spec = {"path": [ENV, f"{ENV}\\Scripts", windows_path(host.scripts)],
@@ -177,15 +183,15 @@ def test_doctor_fix_probes_the_env_and_fixes_the_windows_theanorc_txt(session):
     assert (home / ".theanorc.txt.bak").read_text(encoding="utf-8") == "[lib]\ncnmem = 0.8\n"
 
 
-def test_theanorc_write_keeps_another_process_alive(session):
-    """`theanorc write` meets a leftover temporary file named with a live process's id: it must
-    not end that process (os.kill(pid, 0) is TerminateProcess on Windows) nor remove the file."""
+def test_theanorc_write_removes_only_a_dead_writers_temporary_file(session):
+    """`theanorc write` meets temporary files named with a process id: a dead writer's goes,
+    a live one's stays and its process runs on (Windows has no os.kill(pid, 0) probe)."""
     _host, home, results = session
     out = _ok(results["theanorc_write"])
-    assert out.strip() == (f"wrote {HOME}\\.fast.theanorc (profile fast); "
-                           f"the previous file is {HOME}\\.fast.theanorc.bak")
-    assert (home / ".fast.theanorc").read_text(encoding="utf-8").startswith("# gpuforge theanorc write")
-    assert results["sleeper_alive"] and results["leftover_kept"]
+    assert out.strip() == (f"wrote {HOME}\\fast.theanorc (profile fast); "
+                           f"the previous file is {HOME}\\fast.theanorc.bak")
+    assert (home / "fast.theanorc").read_text(encoding="utf-8").startswith("# gpuforge theanorc write")
+    assert results["leftovers"] == {"dead": False, "alive": True} and results["sleeper_alive"]
 
 
 def test_theanorc_migrate_rewrites_a_file_in_the_windows_home(session):
@@ -205,7 +211,7 @@ def test_envs_check_solves_with_py_rattler_on_windows(session):
 def test_smoke_python_runs_the_checks_in_the_env(session):
     _host, home, results = session
     _ok(results["smoke"])
-    report = json.loads((home / "Documents" / PROJECT / "reports" / "gpu_smoke.json").read_text())
+    report = json.loads((home / "Documents" / PROJECT / "reports" / "python" / "gpu_smoke.json").read_text())
     target = report["targets"][0]
     assert target["name"] == f"python:{ENV}\\python.exe" and target["status"] == "pass"
     checks = {c["check"]: c for c in target["checks"]}
@@ -225,3 +231,17 @@ def test_what_needs_a_linux_host_says_so_in_one_line(session):
     build = results["build_local"]
     assert build["rc"] == 2 and len(build["stderr"].strip().splitlines()) == 1
     assert "build-local runs a recipe's build.sh on a Linux host only" in build["stderr"]
+
+
+def test_gpu_smoke_on_windows_runs_the_env_targets_only(session):
+    """`gpuforge smoke` (what `nox -s gpu_smoke` runs) on a Windows host: one line says the local
+    targets are not run; the env: targets need conda (none here: each skips, saying so)."""
+    _host, home, results = session
+    result = results["smoke_all"]
+    assert result["rc"] == 0, result
+    assert "the local targets (cpu, opencl, torch, cuda, windows) run on a Linux host only " \
+           "(pyenv, Debian's pygpu and pocl, Wine): not run here" in result["stderr"]
+    report = json.loads((home / "Documents" / PROJECT / "reports" / "all" / "gpu_smoke.json").read_text())
+    assert [t["name"] for t in report["targets"]] == ["env:cpu-win64", "env:gpu-win64", "env:pytorch04-win64"]
+    assert all(t["status"] == "skip" and t["reason"].startswith("no conda, mamba or micromamba on PATH")
+               for t in report["targets"])

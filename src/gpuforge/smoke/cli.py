@@ -16,7 +16,13 @@ def cmd_smoke(args: argparse.Namespace) -> int:
 
     from gpuforge.smoke.report import build_report, print_table, write_reports
     from gpuforge.smoke.run import Settings, run_all
-    from gpuforge.smoke.targets import LINUX_HOST_ONLY, LOCAL_TARGETS, all_targets, host_platform
+    from gpuforge.smoke.targets import (
+        LINUX_HOST_NEEDS,
+        LINUX_HOST_ONLY,
+        LOCAL_TARGETS,
+        all_targets,
+        host_platform,
+    )
 
     console = Console(stderr=True, soft_wrap=True)  # progress lines stay whole lines in logs
     targets = all_targets(args.envs_dir)
@@ -40,8 +46,8 @@ def cmd_smoke(args: argparse.Namespace) -> int:
         console.print(f"[dim]{time.time() - started:6.1f}s[/] {escape(message)}", highlight=False)
 
     if host_platform() != "linux-64" and not args.target:
-        say(f"the local targets ({', '.join(t.name for t in LOCAL_TARGETS)}) "
-            f"{LINUX_HOST_ONLY.split(';')[0]}: not run here")
+        say(f"the local targets ({', '.join(t.name for t in LOCAL_TARGETS)}) run on a Linux host "
+            f"only ({LINUX_HOST_NEEDS}): not run here")
 
     results = run_all(chosen, args.python, settings, say, args.jobs)
     report = build_report(results, started)

@@ -353,8 +353,9 @@ def conda_targets(envs_dir: Path) -> list[Target]:
 
 # The local targets are made from what a Linux host has (pyenv, Debian's pygpu and pocl, a
 # PyTorch wheel for Linux, Wine for the windows target): a Windows host runs the env: targets.
-LINUX_HOST_ONLY = ("runs on a Linux host only (pyenv, Debian's pygpu and pocl, Wine); on Windows run "
-                   "the env: targets (`gpuforge smoke --list`) or `gpuforge smoke --python PATH\\python.exe`")
+LINUX_HOST_NEEDS = "pyenv, Debian's pygpu and pocl, Wine"
+LINUX_HOST_ONLY = (f"runs on a Linux host only ({LINUX_HOST_NEEDS}); on Windows run the env: targets "
+                   "(`gpuforge smoke --list`) or `gpuforge smoke --python PATH\\python.exe`")
 
 
 def all_targets(envs_dir: Path) -> list[Target]:
