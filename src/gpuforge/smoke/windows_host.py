@@ -174,7 +174,7 @@ def locked(path: Path) -> Iterator[None]:
 def _check(proc: subprocess.CompletedProcess, what: str) -> None:
     if proc.returncode != 0:
         out = (proc.stdout + proc.stderr).decode("utf-8", "replace").strip().splitlines()[-8:]
-        raise GpuforgeError(f"{what} failed under Wine (exit {proc.returncode}): {' / '.join(out)}")
+        raise GpuforgeError(f"{what} failed (exit {proc.returncode}): {' / '.join(out)}")
 
 
 def ensure_host(cache_dir: Path | None = None, say: Callable[[str], None] = print) -> WindowsHost:
@@ -202,7 +202,7 @@ def ensure_host(cache_dir: Path | None = None, say: Callable[[str], None] = prin
         host.prefix.mkdir()
         say(f"pip install of gpuforge's dependencies into {host.root} under Wine (once, about 30 s)")
         _check(host.run(["-m", "pip", "install", "--isolated", "--no-index", "--no-warn-script-location",
-                         *(windows_path(w) for w in wheels)]), "pip install")
+                         *(windows_path(w) for w in wheels)]), "pip install (under Wine)")
         (host.root / READY_MARK).write_text(host_key(), encoding="utf-8")
     return host
 
@@ -229,12 +229,12 @@ def install_gpuforge(host: WindowsHost, project: Path, say: Callable[[str], None
         say(f"pip wheel {project} (gpuforge's wheel, pure Python)")
         proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
                                "--disable-pip-version-check", "-w", out, str(project)], capture_output=True)
-        _check(proc, "pip wheel")  # it ran here, not under Wine; the message says which
+        _check(proc, "pip wheel")
         wheel = next(Path(out).glob("gpuforge-*.whl"))
         say(f"pip install {wheel.name} into {host.root} under Wine")
         pip = ("import subprocess, sys; pip = [sys.executable, '-m', 'pip']; "
                "sys.exit(subprocess.call(pip + ['install', '--isolated', '--no-index', '--no-deps', "
                "'--force-reinstall', '--no-warn-script-location', sys.argv[1]]) "
                "or subprocess.call(pip + ['check']))")
-        _check(host.run(["-c", pip, windows_path(wheel)]), "pip install gpuforge")
+        _check(host.run(["-c", pip, windows_path(wheel)]), "pip install gpuforge (under Wine)")
     mark.write_text(key, encoding="utf-8")
