@@ -27,7 +27,7 @@ ENV = f"{HOME}\\miniforge3\\envs\\theano"
 # Run by the Windows CPython 3.12: each command as a Windows shell starts it (PATH, the
 # user's TEMP), its output decoded as gpuforge wrote it (the ANSI code page), results as JSON.
 SESSION = r"""
-import json, locale, os, shutil, subprocess, sys, time
+import json, locale, os, shutil, subprocess, sys, threading, time
 
 spec = json.load(open(sys.argv[1], encoding="utf-8"))
 home = os.environ["USERPROFILE"]
@@ -62,7 +62,9 @@ with open("ps.log", "wb") as log:
     log.write(b"\xff\xfe" + shown.replace("\r\n", "\n").replace("\n", "\r\n").encode("utf-16-le"))
 run("doctor_log", "gpuforge", "doctor", "--log", "ps.log")
 
-run("doctor_fix", "gpuforge", "doctor", "--fix")
+# the two probes of `doctor --fix` beside the short commands below (none touches its files)
+fix = threading.Thread(target=run, args=("doctor_fix", "gpuforge", "doctor", "--fix"))
+fix.start()
 
 # temporary files left beside the file written next by a writer that was killed (its
 # process is gone) and by one still writing (alive)
@@ -80,12 +82,13 @@ sleeper.kill()
 
 run("theanorc_migrate", "gpuforge", "theanorc", "migrate", "--path", "~\\old.theanorc", "--yes")
 run("envs_check", "gpuforge", "envs", "check")
-run("smoke", "gpuforge", "smoke", "--python", spec["env_python"], "--iters", "100", "--steps", "60",
-    "--report-dir", "reports\\python")
-run("smoke_all", "gpuforge", "smoke", "--report-dir", "reports\\all")  # `nox -s gpu_smoke`, no conda here
 run("smoke_list", "gpuforge", "smoke", "--list")
 run("smoke_windows", "gpuforge", "smoke", "--target", "windows")
 run("build_local", "gpuforge", "recipes", "build-local", "theano", "--python", spec["env_python"])
+run("smoke_all", "gpuforge", "smoke", "--report-dir", "reports\\all")  # `nox -s gpu_smoke`, no conda here
+fix.join()
+run("smoke", "gpuforge", "smoke", "--python", spec["env_python"], "--iters", "100", "--steps", "60",
+    "--report-dir", "reports\\python")
 
 with open(spec["results"], "w", encoding="utf-8") as out:
     json.dump(results, out)
