@@ -33,8 +33,6 @@ NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pip
                (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
                (stat.S_ISSOCK, "a socket"))
 TEMP_SUFFIX = ".tmp"
-# processthreadsapi.h, winerror.h, minwinbase.h
-PROCESS_QUERY_LIMITED_INFORMATION, ERROR_ACCESS_DENIED, STILL_ACTIVE = 0x1000, 5, 259
 
 
 def _size(n: int) -> str:
@@ -134,8 +132,10 @@ def _remove_dead_writers_temps(path: Path) -> None:
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
-    if sys.platform == "win32":
-        return _alive_windows(pid)
+    if sys.platform == "win32":  # os.kill(pid, 0) is no probe there: the probe's check says why
+        from gpuforge.inside.probe import pid_alive
+
+        return pid_alive(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -143,31 +143,6 @@ def _alive(pid: int) -> bool:
     except (PermissionError, OSError):  # someone else's process: assume alive
         return True
     return True
-
-
-def _alive_windows(pid: int) -> bool:
-    """Is process ``pid`` running, asked without touching it. On Windows ``os.kill(pid, 0)``
-    is no probe: 0 is signal.CTRL_C_EVENT, a Ctrl+C sent to process group ``pid`` (CPython's
-    os_kill_impl: GenerateConsoleCtrlEvent), which fails for most processes, dead or alive,
-    so every leftover temporary file was taken for a live writer's and never removed."""
-    import ctypes
-    from ctypes import wintypes
-
-    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
-    kernel32.OpenProcess.restype = wintypes.HANDLE
-    kernel32.OpenProcess.argtypes = (wintypes.DWORD, wintypes.BOOL, wintypes.DWORD)
-    kernel32.GetExitCodeProcess.argtypes = (wintypes.HANDLE, ctypes.POINTER(wintypes.DWORD))
-    kernel32.CloseHandle.argtypes = (wintypes.HANDLE,)
-    handle = kernel32.OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, False, pid)
-    if not handle:  # no such process; ERROR_ACCESS_DENIED: another user's, alive
-        return ctypes.get_last_error() == ERROR_ACCESS_DENIED
-    try:
-        code = wintypes.DWORD()
-        if not kernel32.GetExitCodeProcess(handle, ctypes.byref(code)):
-            return True
-        return code.value == STILL_ACTIVE
-    finally:
-        kernel32.CloseHandle(handle)
 
 
 def _replace(path: Path, data: bytes, mode: int | None) -> None:

@@ -180,7 +180,7 @@ def test_doctor_fix_probes_the_env_and_fixes_the_windows_theanorc_txt(session):
     assert "[old_backend_keys]" in before and "[path_spaces_nonascii]" in before
     assert f"wrote {HOME}\\.theanorc.txt (backup: {HOME}\\.theanorc.txt.bak)" in before
     assert "[old_backend_keys]" not in after
-    assert "compile  C:\\theano_cache\\compiledir_Windows" in after  # read by Windows Theano
+    assert "compile  C:\\theano_cache" in after  # read by Windows Theano (its base_compiledir)
     fixed = (home / ".theanorc.txt").read_text(encoding="utf-8")
     assert "[gpuarray]\npreallocate = 0.8" in fixed and "base_compiledir = C:\\theano_cache" in fixed
     assert (home / ".theanorc.txt.bak").read_text(encoding="utf-8") == "[lib]\ncnmem = 0.8\n"
