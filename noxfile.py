@@ -53,6 +53,7 @@ def gpu_smoke(session: nox.Session) -> None:
 
     Arguments go to `gpuforge smoke`: `--target opencl`, `--report-dir DIR`,
     `--channel PATH` (a local channel for the conda targets), `--fresh`, `--list`.
+    On a Windows host: the env: targets only, with conda from PATH (docs/windows.md).
     """
     session.install("-e", ".")
     session.run("gpuforge", "smoke", *session.posargs)
