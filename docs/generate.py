@@ -49,6 +49,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import write_atomic
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 # seconds a command may take: a block's command takes seconds, but its first run on a fresh
@@ -303,10 +306,7 @@ def update(drifts: list[Drift]) -> None:
         for d in sorted(ds, key=lambda d: d.block.start, reverse=True):
             indent = "" if d.block.kind == "table" else indent_of(lines[d.block.start - 1])
             lines[d.block.start:d.block.end] = [indent + line if line else line for line in d.new]
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False,
-                                         prefix=f".{path.name}.", suffix=".tmp") as tmp:
-            tmp.write("\n".join(lines))
-        os.replace(tmp.name, path)
+        write_atomic(path, "\n".join(lines))  # the old page kept as <name>.bak (ignored by git)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -316,11 +316,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         drifts = check([p.resolve() for p in args.pages] or None)
-    except DocError as exc:
+    except (DocError, GpuforgeError) as exc:
         print(f"docs: error: {exc}", file=sys.stderr)
         return 2
     if args.update:
-        update(drifts)
+        try:
+            update(drifts)
+        except GpuforgeError as exc:
+            print(f"docs: error: {exc}", file=sys.stderr)
+            return 2
         for d in drifts:
             print(f"{d.block.where}: rewritten ({d.block.kind} {d.block.arg})")
         print(f"{len(drifts)} block(s) rewritten")
