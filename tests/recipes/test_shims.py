@@ -21,7 +21,7 @@ from gpuforge.smoke.targets import PYPI_FILES, WINE, WINE_INSTALL
 SHIMS = RECIPES / "theano-gpu-config" / "shims"
 DATA = ROOT / "tests" / "data" / "shims"
 sys.path.insert(0, str(SHIMS))
-import build as shims  # noqa: E402  (recipes/theano-gpu-config/shims/build.py)
+import build_shims as shims  # noqa: E402  (recipes/theano-gpu-config/shims/build_shims.py)
 
 # NVIDIA's NVRTC of CUDA 11.8 (the one pkgs/main cudatoolkit 11.8.0 ships), with the sha256
 # PyPI's simple index publishes (https://pypi.org/simple/nvidia-cuda-nvrtc-cu11/, 2026-11).
