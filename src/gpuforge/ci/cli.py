@@ -10,14 +10,20 @@ from gpuforge.recipes.selectors import PLATFORMS
 
 
 def cmd_ci_render(args: argparse.Namespace) -> int:
-    from gpuforge.ci.workflow import CONFIG, render
+    from gpuforge.ci.workflow import CONFIG, line_ending_problems, render
 
     changes = render(args.root, check=args.check)
     for line in changes:
         print(line)
+    endings = line_ending_problems(args.root)
+    for line in endings:
+        print(line)
     if args.check and changes:
         print(f"{len(changes)} generated file(s) differ from {CONFIG.as_posix()}: "
               "run `gpuforge ci render`")
+        return 1
+    if endings:
+        print(f"{len(endings)} script(s) with line endings their interpreter misreads")
         return 1
     if args.check:
         print(f"ci: generated files match {CONFIG.as_posix()}")
