@@ -150,9 +150,14 @@ def make_plan(root: Path) -> Plan:
         base, per_variant = split_stages(recipes, config)
         jobs.append(Job(platform, platform, {}, base))
         if per_variant:
+            # A recipe that needs a variant's packages but not Python itself (theano-gpu-config:
+            # activation scripts, the same file for every Python) is built by the first variant
+            # job only: six jobs building the same file name would collide in the channel.
+            once = {r.name for r in per_variant if "python" not in used_keys(r, config)}
             pins_list = variant_pins(config, per_variant) or [{}]
             jobs += [Job(platform, job_name(platform, pins) if pins else f"{platform}_all", pins,
-                         per_variant) for pins in pins_list]
+                         [r for r in per_variant if i == 0 or r.name not in once])
+                     for i, pins in enumerate(pins_list)]
     return Plan(root, configs, jobs)
 
 
@@ -251,16 +256,19 @@ def render(root: Path, check: bool) -> list[str]:
     return changes
 
 
-def build_args(root: Path, name: str, channel: Path) -> list[str]:
-    """The `conda build` arguments of job ``name``, run from ``root``, into the folder ``channel``."""
+def build_args(root: Path, name: str, channel: Path, output: Path) -> list[str]:
+    """The `conda build` arguments of job ``name``, run from ``root``: into the folder ``output``;
+    a variant job also reads the local ``channel`` (its platform's libgpuarray, collected from
+    the base job's artifact). Its own output folder holds only what the job built."""
     plan = make_plan(root)
     job = plan.job(name)
     if not (plan.root / job.config_path).is_file():
         raise GpuforgeError("missing: run `gpuforge ci render`", job.config_path)
-    channel = Path(channel).resolve()
     args = [(RECIPES / r.name).as_posix() for r in job.recipes]
-    args += ["-m", job.config_path.as_posix(), "--output-folder", str(channel),
-             "--no-anaconda-upload", "--override-channels", "-c", channel.as_uri()]
+    args += ["-m", job.config_path.as_posix(), "--output-folder", str(Path(output).resolve()),
+             "--no-anaconda-upload", "--override-channels"]
+    if job.pins:
+        args += ["-c", Path(channel).resolve().as_uri()]
     for url in BUILD_CHANNELS[job.platform]:
         args += ["-c", url]
     return args

@@ -87,13 +87,28 @@ def cmd_envs_lock(args: argparse.Namespace) -> int:
 
     files = args.files or env_files(args.envs_dir)
     checked = check_all(args.envs_dir, args.recipes_dir, files, args.cuda)
-    if checked.errors or checked.problems:
-        first = (checked.errors or checked.problems)[0]
-        raise GpuforgeError(f"{first} (fix what `gpuforge envs check` reports before locking)")
+    found = checked.errors + checked.problems
+    refused: dict[str, str] = {}
+    for problem in found:  # each env file that fails the check is not locked; the others are
+        message = f"{problem} (fix what `gpuforge envs check` reports before locking)"
+        if problem.path not in {str(f) for f in files}:  # mirrors.yaml, records.yaml: all envs
+            raise GpuforgeError(message)
+        refused.setdefault(problem.path, message)
     mirrors = load_mirrors(args.envs_dir / MIRRORS_FILE)
     out_dir = args.output_dir or args.envs_dir / LOCK_DIR
-    for path in lock_envs([load_env(f) for f in files], mirrors, args.mirror, out_dir, args.cuda):
+    envs = [load_env(f) for f in files if str(f) not in refused]
+    result = lock_envs(envs, mirrors, args.mirror, out_dir, args.cuda,
+                       say=lambda line: print(line, file=sys.stderr))
+    for path in result.written:
         print(f"wrote {path}")
+    failed = list(refused.values()) + list(result.failed.values())
+    for message in failed:
+        print(f"gpuforge: error: {message}", file=sys.stderr)
+    if failed:
+        names = [Path(p).name for p in refused] + [p.name for p in result.failed]
+        print(f"envs lock: {len(files) - len(failed)} of {len(files)} env file(s) locked; "
+              f"not locked: {', '.join(names)}", file=sys.stderr)
+        return 1
     return 0
 
 
