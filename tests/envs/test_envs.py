@@ -34,9 +34,10 @@ def line_of(path: Path, fragment: str) -> int:
     return next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if fragment in ln)
 
 
-def test_the_five_env_files_exist():
-    assert ENV_FILES == ["cpu-linux64.yml", "cpu-win64.yml", "gpu-linux64.yml", "gpu-win64.yml",
-                         "pytorch04-win64.yml"]
+def test_the_env_files_exist():
+    # pytorch04-win64.yml is gone: pytorch 0.4.0 was deleted from the pytorch channel (pytorch
+    # #104754, 2023-07-07: nothing older than 1.5.1 is left), which is deprecated (#138506).
+    assert ENV_FILES == ["cpu-linux64.yml", "cpu-win64.yml", "gpu-linux64.yml", "gpu-win64.yml"]
 
 
 def test_repository_envs_are_clean_and_solve_on_real_records():
@@ -134,12 +135,11 @@ PIN_CASES = [
      "channel 'conda-forgee' is not defined in"),
     ("cpu-linux64.yml", "  - nose  #", "  - nose[subdir=linux-32]  #", "nose[subdir",
      "subdir linux-32 is 32-bit"),
-    ("pytorch04-win64.yml", "torchvision==0.2.1", "torchvision>=0.2", "torchvision>=0.2",
-     "pin it with =="),
-    ("pytorch04-win64.yml", "name: pytorch04-cuda90", "name: pytorch04-cuda90\nplatforms: [win-64]",
+    ("cpu-win64.yml", "scipy==1.5.4", "scipy>=1.5", "scipy>=1.5", "pin it with =="),
+    ("cpu-win64.yml", "name: gpuforge-cpu", "name: gpuforge-cpu\nplatforms: [win-64]",
      "platforms:", "unknown key 'platforms'"),
-    ("pytorch04-win64.yml", "  - pytorch  # the official", "  - conda-forge  # the official",
-     "pytorch::pytorch", "list channel pytorch under channels: too"),
+    ("cpu-win64.yml", "  - nose  #", "  - pytorch::nose  #", "pytorch::nose",
+     "list channel pytorch under channels: too"),
     # issue 10: the channel nobody publishes, by name or as a spec's channel
     ("gpu-win64.yml", "  - defaults  #", "  - gpuforge  # ours\n  - defaults  #", "- gpuforge",
      "channel 'gpuforge' is published nowhere"),
@@ -197,7 +197,7 @@ MATRIX_DRIFT = [
      "admits 9.0, outside the recipes' win-64 range >=8.0,<9.0"),
     ("  - '>=5.1,<8'", "  - '>=5.1,<7.5'", "gpu-linux64.yml", "cudnn=7.6",
      "admits 7.6, outside the recipes' linux-64 range >=5.1,<7.5"),
-    ("  - 14  # [win]", "  - 15  # [win]", "pytorch04-win64.yml", "vc=14", "pin vc=15"),
+    ("  - 14  # [win]", "  - 15  # [win]", "cpu-win64.yml", "vc=14", "pin vc=15"),
 ]
 
 

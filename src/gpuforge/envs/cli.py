@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import sys
 from pathlib import Path
 
@@ -25,6 +26,12 @@ def cmd_envs_check(args: argparse.Namespace) -> int:
     for path, names in result.stand_ins.items():
         if names:
             print(f"{path}: stand-ins for what envs/records.yaml lacks: {', '.join(names)}")
+    from gpuforge.envs.records import RECORDS_FILE, STALE_YEARS, load_records
+
+    stale = load_records(args.envs_dir / RECORDS_FILE).not_rechecked(datetime.date.today())
+    if stale:
+        print(f"{args.envs_dir / RECORDS_FILE}: not re-checked within {STALE_YEARS} years (not proven "
+              f"still published): {', '.join(f'{r.name}-{r.version}-{r.build} ({r.evidence})' for r in stale)}")
     print(f"envs check: {result.env_files} env files clean, every conda spec on a real record, "
           f"{result.solved} solved offline on them (__cuda={result.cuda}), {result.generated} "
           "mirror files up to date")
