@@ -149,6 +149,16 @@ def test_every_tool_the_workflow_installs_has_an_exact_version_and_its_source():
         assert re.fullmatch(r"\d+(\.\d+)+(-\d+)?", value), (key, value)
         at = next(i for i, line in enumerate(lines) if line.startswith(f"  {key}:"))
         assert lines[at - 1].strip().startswith("#"), f"{key}: no comment saying where the version is from"
+        comment = []
+        for line in reversed(lines[:at]):
+            if not line.strip().startswith("#") or line.strip() == "#":
+                break
+            comment.insert(0, line.strip("# "))
+        assert re.search(r"checked 20\d\d-\d\d-\d\d", " ".join(comment)), f"{key}: evidence has no date"
+        assert value in " ".join(comment), f"{key}: the evidence does not name {value}"
+    for action, sha, tag in set(re.findall(r"uses: ([\w./-]+)@([0-9a-f]{40}) # (v[\d.]+)", text)):
+        assert f"#   {action} {sha} = {tag} (" in text, f"{action}@{sha}: no evidence that it is {tag}"
+    assert "checked 2026-11-24" in text.split("name: build")[0]
     for job in workflow_jobs().values():
         for step in job["steps"]:
             inputs = step.get("with", {})

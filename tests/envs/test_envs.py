@@ -10,6 +10,7 @@ from conftest import RECIPES, ROOT, run_cli
 
 from gpuforge.envs.check import check_all
 from gpuforge.envs.envfile import escapes, load_env
+from gpuforge.errors import GpuforgeError
 
 ENVS = ROOT / "envs"
 ENV_FILES = sorted(p.name for p in ENVS.glob("*.yml"))
@@ -69,9 +70,25 @@ def test_every_conda_spec_matches_a_real_record(name):
 def test_cli_check_prints_a_summary():
     proc = run_cli("envs", "check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.splitlines()[-1] == (
-        "envs check: 5 env files clean, every conda spec on a real record, 5 solved offline on "
+    *notes, summary = proc.stdout.splitlines()
+    assert summary == (
+        "envs check: 4 env files clean, every conda spec on a real record, 4 solved offline on "
         "them (__cuda=12.0), 4 mirror files up to date")
+    # records resting on evidence older than two years are named: not proven still published
+    assert notes == [line for line in notes if not line.startswith("envs/records.yaml:")] + [
+        line for line in notes if line.startswith("envs/records.yaml: not re-checked within 2 years")]
+    assert any("pygpu-0.7.6-py37h035aef0_0 (conda-test-linux)" in line for line in notes)
+
+
+def test_records_evidence_needs_a_source_and_a_checked_date(tmp_path):
+    from gpuforge.envs.records import load_records
+
+    path = tmp_path / "records.yaml"
+    text = (ENVS / "records.yaml").read_text()
+    path.write_text(text.replace("    checked: 2018-09\n", "", 1))
+    with pytest.raises(GpuforgeError, match=r"records.yaml:\d+: evidence anaconda-5.3-linux: expected "
+                       r"`source:` and `checked:`"):
+        load_records(path)
 
 
 def test_headline_pins():
@@ -138,8 +155,8 @@ PIN_CASES = [
     ("cpu-win64.yml", "scipy==1.5.4", "scipy>=1.5", "scipy>=1.5", "pin it with =="),
     ("cpu-win64.yml", "name: gpuforge-cpu", "name: gpuforge-cpu\nplatforms: [win-64]",
      "platforms:", "unknown key 'platforms'"),
-    ("cpu-win64.yml", "  - nose  #", "  - pytorch::nose  #", "pytorch::nose",
-     "list channel pytorch under channels: too"),
+    ("cpu-win64.yml", "  - nose  #", "  - conda-forge::nose  #", "conda-forge::nose",
+     "list channel conda-forge under channels: too"),
     # issue 10: the channel nobody publishes, by name or as a spec's channel
     ("gpu-win64.yml", "  - defaults  #", "  - gpuforge  # ours\n  - defaults  #", "- gpuforge",
      "channel 'gpuforge' is published nowhere"),
