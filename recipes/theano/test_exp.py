@@ -7,11 +7,36 @@ or when Theano fell back to the Python implementation (no C compiler).
 """
 from __future__ import print_function
 
+import os
+import subprocess
 import sys
 
 import numpy
 import theano
 from theano import tensor
+
+
+def option(name):
+    """The value after ``name`` on the command line, or None."""
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv[:-1] else None
+
+
+def check_compiler(cxx, prefix, version):
+    """With --cxx-in-prefix / --cxx-version: Theano's compiler must be the environment's own
+    g++ (under PREFIX) of the recipe's version, not whatever g++ the machine has."""
+    if prefix:
+        real = os.path.realpath(cxx) if os.path.isabs(cxx) else cxx
+        if not real.startswith(os.path.realpath(prefix) + os.sep):
+            sys.exit("cxx=%r is not the environment's g++ (under %s): THEANO_FLAGS=cxx=$GXX did "
+                     "not take effect, or the compiler package is missing" % (cxx, prefix))
+    if version:
+        found = subprocess.check_output([cxx, "-dumpversion"]).decode().strip()
+        if found != version and not version.startswith(found + "."):
+            sys.exit("cxx=%r is g++ %s, the recipe declares %s" % (cxx, found, version))
+        print("cxx: %s (g++ %s)" % (cxx, found))
+
+
+check_compiler(theano.config.cxx, option("--cxx-in-prefix"), option("--cxx-version"))
 
 rng = numpy.random.RandomState(22)
 x = theano.shared(numpy.asarray(rng.rand(10 * 30 * 768), theano.config.floatX))
