@@ -72,7 +72,8 @@ def classify(text: str, url: str = "") -> ChannelFailure | None:
             if status not in INFRA_STATUSES or m.start() < at:
                 continue
             where = m.groupdict().get("url") or url or _near_url(text, m.start())
-            found, at = ChannelFailure(_host(where) if where else "the channel", status, where or ""), m.start()
+            host = _host(where) if where else "the channel"
+            found, at = ChannelFailure(host, status, where or ""), m.start()
     if found is None:
         m = TIMEOUT_RE.search(text)
         if m:

@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import run_cli
+from conftest import ROOT, run_cli
 
 from gpuforge.ci.workflow import make_plan
-from conftest import ROOT
 
 
 def built(tmp_path: Path, job: str, files: dict[str, bytes]) -> Path:

@@ -19,7 +19,6 @@ from gpuforge.envs.lock import lock_envs, lock_texts, solve_locked
 from gpuforge.envs.mirrors import Mirror, Mirrors, load_mirrors
 from gpuforge.envs.records import load_records
 from gpuforge.envs.solve import write_channel
-from gpuforge.errors import GpuforgeError
 
 ENVS = ROOT / "envs"
 

@@ -74,10 +74,10 @@ def test_cli_check_prints_a_summary():
     assert summary == (
         "envs check: 4 env files clean, every conda spec on a real record, 4 solved offline on "
         "them (__cuda=12.0), 4 mirror files up to date")
-    # records resting on evidence older than two years are named: not proven still published
-    assert notes == [line for line in notes if not line.startswith("envs/records.yaml:")] + [
-        line for line in notes if line.startswith("envs/records.yaml: not re-checked within 2 years")]
-    assert any("pygpu-0.7.6-py37h035aef0_0 (conda-test-linux)" in line for line in notes)
+    # what the records do not prove is named: build needs with no record, evidence over 2 years old
+    assert all(line.startswith("envs/records.yaml: ") for line in notes), notes
+    assert any("not re-checked within 2 years" in line and "pygpu-0.7.6-py37h035aef0_0 (conda-test-linux)"
+               in line for line in notes)
 
 
 def test_records_evidence_needs_a_source_and_a_checked_date(tmp_path):
@@ -273,3 +273,18 @@ def test_conda_runs_the_pip_section_in_the_env_files_folder(conda_tools, theano_
         for ext in ("sh", "bat"):
             name = f"{change}.d/theano-gpu-config_{change}.{ext}"
             assert (prefix / "etc" / "conda" / name).read_bytes() == (scripts / name).read_bytes()
+
+
+def test_build_needs_without_a_record_are_named_and_a_record_clears_one(tmp_path):
+    """What the CI's conda builds need from pkgs/main and pkgs/msys2 is checked against the
+    records too: a need no record shows published is named (not proven), a recorded one is not."""
+    shutil.copytree(ENVS, tmp_path / "envs")
+    result = check_all(tmp_path / "envs", RECIPES)
+    assert "vs2019_win-64" in result.build_needs["win-64"]
+    assert "vc 14.*" not in result.build_needs["win-64"]  # vc 14 h0510ff6_3 (facts)
+    assert "gcc_linux-64 7.3.0.*" not in result.build_needs["linux-64"]
+    records = tmp_path / "envs" / "records.yaml"
+    records.write_text(records.read_text().replace("records:\n", "records:\n  - {name: vs2019_win-64, "
+                       "version: 19.29.30133, build: h7dcff83_7, subdir: win-64, channel: pkgs/main, "
+                       "evidence: facts}\n", 1))
+    assert "vs2019_win-64" not in check_all(tmp_path / "envs", RECIPES).build_needs["win-64"]

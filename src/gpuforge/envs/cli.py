@@ -28,10 +28,16 @@ def cmd_envs_check(args: argparse.Namespace) -> int:
             print(f"{path}: stand-ins for what envs/records.yaml lacks: {', '.join(names)}")
     from gpuforge.envs.records import RECORDS_FILE, STALE_YEARS, load_records
 
+    for platform, needs in result.build_needs.items():
+        if needs:
+            print(f"{args.envs_dir / RECORDS_FILE}: the recipes' {platform} build needs no record shows "
+                  f"published on pkgs/main or pkgs/msys2 (not proven): {', '.join(needs)}")
+
     stale = load_records(args.envs_dir / RECORDS_FILE).not_rechecked(datetime.date.today())
     if stale:
+        names = ", ".join(f"{r.name}-{r.version}-{r.build} ({r.evidence})" for r in stale)
         print(f"{args.envs_dir / RECORDS_FILE}: not re-checked within {STALE_YEARS} years (not proven "
-              f"still published): {', '.join(f'{r.name}-{r.version}-{r.build} ({r.evidence})' for r in stale)}")
+              f"still published): {names}")
     print(f"envs check: {result.env_files} env files clean, every conda spec on a real record, "
           f"{result.solved} solved offline on them (__cuda={result.cuda}), {result.generated} "
           "mirror files up to date")
