@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rattler import MatchSpec
-from rattler.exceptions import SolverError
+from rattler.exceptions import InvalidMatchSpecError, SolverError
 
 from gpuforge.envs.envfile import EnvFile, RecipeOutputs, check_env, load_env, recipe_outputs
 from gpuforge.envs.mirrors import MIRRORS_FILE, Mirrors, drift_problems, load_mirrors
@@ -80,7 +80,11 @@ def unrecorded_build_needs(outputs: RecipeOutputs, records: Records) -> list[str
     missing: dict[str, None] = {}
     for rendered in outputs.renderings:
         for spec_text in rendered.requirements.get("build", []) + rendered.requirements.get("host", []):
-            spec = MatchSpec(spec_text)
+            try:
+                spec = MatchSpec(spec_text)
+            except InvalidMatchSpecError:  # a broken matrix value: `recipes lint` says which
+                missing[spec_text] = None
+                continue
             if spec.name.normalized in own:
                 continue
             if not records.matching(spec, list(BUILD_RECORD_CHANNELS), outputs.platform):
