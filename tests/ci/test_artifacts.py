@@ -82,3 +82,11 @@ def test_each_package_is_built_by_one_job_per_platform():
         builders = [j.name for j in jobs if j.platform == platform
                     for r in j.recipes if r.name == "theano-gpu-config"]
         assert builders == [f"{platform}_python3.6_numpy1.16"]
+
+
+def test_a_single_downloaded_artifact_is_its_own_folder(tmp_path):
+    """download-artifact extracts a pattern that matched one artifact into `path` itself."""
+    artifact = built(tmp_path, "linux-64", {"linux-64/libgpuarray-0.7.6-h0_0.conda": b"lib"})
+    proc = run_cli("ci", "collect", str(artifact), "--channel", str(tmp_path / "channel"))
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "channel/linux-64/libgpuarray-0.7.6-h0_0.conda").read_bytes() == b"lib"

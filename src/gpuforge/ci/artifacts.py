@@ -33,6 +33,7 @@ class Package:
     size: int
     origin: str  # the artifact folder (or channel) it was taken from
     job: str
+    path: Path  # the file
 
 
 def package_files(folder: Path) -> list[str]:
@@ -86,7 +87,10 @@ def verify(artifacts: Path) -> tuple[dict[str, Package], list[str]]:
     """Every artifact folder under ``artifacts`` checked against its manifest: the packages to
     take (by ``<subdir>/<name>``) and one line per problem."""
     artifacts = Path(artifacts)
-    folders = sorted(p.parent for p in artifacts.glob(f"*/{MANIFEST}"))
+    # actions/download-artifact puts each artifact in its own folder, except when the pattern
+    # matched only one: then that one is the folder itself (src/download-artifact.ts, v8.0.1).
+    single = (artifacts / MANIFEST).is_file()
+    folders = [artifacts] if single else sorted(p.parent for p in artifacts.glob(f"*/{MANIFEST}"))
     if not folders:
         raise InputError(f"no artifact folders with a {MANIFEST} (download each artifact into its "
                          "own folder: actions/download-artifact without merge-multiple)", artifacts)
@@ -94,7 +98,7 @@ def verify(artifacts: Path) -> tuple[dict[str, Package], list[str]]:
     problems: list[str] = []
     for folder in folders:
         job, listed = read_manifest(folder)
-        where = folder.relative_to(artifacts).as_posix()
+        where = folder.relative_to(artifacts).as_posix() if not single else artifacts.name
         for rel in package_files(folder):
             if rel not in listed:
                 problems.append(f"{where}/{rel}: not in its {MANIFEST} (job {job} did not build it)")
@@ -103,7 +107,7 @@ def verify(artifacts: Path) -> tuple[dict[str, Package], list[str]]:
             if not path.is_file():
                 problems.append(f"{where}/{rel}: listed in its {MANIFEST} (job {job}) but missing")
                 continue
-            found = Package(rel, sha256_of(path), path.stat().st_size, where, job)
+            found = Package(rel, sha256_of(path), path.stat().st_size, where, job, path)
             if found.sha256 != meta["sha256"]:
                 problems.append(f"{where}/{rel}: sha256 {found.sha256[:16]}..., but job {job} built "
                                 f"{meta['sha256'][:16]}...: changed after the build (a cut or "
@@ -131,7 +135,7 @@ def collect(artifacts: Path, channel: Path) -> list[Package]:
     if problems:
         raise GpuforgeError(f"refused, nothing copied into {channel}: " + "; ".join(problems))
     for rel, package in chosen.items():
-        _copy(Path(artifacts) / package.origin / rel, channel / rel)
+        _copy(package.path, channel / rel)
         if sha256_of(channel / rel) != package.sha256:
             raise GpuforgeError(f"{rel}: the copy differs from {package.origin}'s file", channel)
     rels = package_files(channel)
