@@ -164,11 +164,22 @@ def test_every_tool_the_workflow_installs_has_an_exact_version_and_its_source():
             inputs = step.get("with", {})
             for key in ("python-version", "miniforge-version", "conda-build-version"):
                 assert inputs.get(key, "${{ env.").startswith("${{ env."), (key, inputs[key])
-            if "conda install" in step.get("run", ""):  # conda-smithy, the lint job's only conda package
-                assert step["run"].endswith('"conda-smithy==$CONDA_SMITHY_VERSION"'), step["run"]
+            assert "conda install" not in step.get("run", "")  # only through ci/*.sh's channel_retry
             if "pip install" in step.get("run", ""):
                 packages = step["run"].split("pip install", 1)[1].split()
                 assert [p for p in packages if not p.startswith("-")] == [".", '"nox==$NOX_VERSION"']
+
+
+def test_conda_installs_go_through_channel_retry():
+    """Every conda command that fetches from a channel in ci/*.sh is retried (channel_retry)."""
+    for script in SCRIPTS:
+        bare = re.findall(r"^\s*(?:if !\s+)?conda (?:install|build|create|env create)\b.*$",
+                          script.read_text(), re.M)
+        assert bare == [], f"{script.name}: conda fetching without channel_retry"
+    assert "channel_retry conda build" in (ROOT / "ci" / "build.sh").read_text()
+    assert "channel_retry conda env create" in (ROOT / "ci" / "smoke.sh").read_text()
+    assert 'channel_retry conda install -n base --yes "conda-smithy==$CONDA_SMITHY_VERSION"' in \
+        (ROOT / "ci" / "lint.sh").read_text()
 
 
 def test_a_changed_config_is_drift_until_rerendered(repo):
