@@ -265,12 +265,13 @@ def test_build_args_name_the_job_config_and_only_local_or_https_channels():
     assert args[:5] == ["recipes/pygpu", "recipes/theano", "recipes/theano-gpu-config", "-m",
                         "ci/variants/win-64_python3.6_numpy1.16.yaml"]
     channels = [args[i + 1] for i, a in enumerate(args) if a == "-c"]
-    assert channels == [(ROOT / "channel").as_uri(), "https://repo.anaconda.com/pkgs/main",
-                        "https://repo.anaconda.com/pkgs/msys2"]
+    assert channels == [(ROOT / "build/conda-out").as_uri(), (ROOT / "channel").as_uri(),
+                        "https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/msys2"]
     assert "--override-channels" in args and "--no-anaconda-upload" in args
     assert args[args.index("--output-folder") + 1] == str(ROOT / "build/conda-out")
     base = run_cli("ci", "build-args", "linux-64").stdout.splitlines()  # nothing to read locally
-    assert [base[i + 1] for i, a in enumerate(base) if a == "-c"] == ["https://repo.anaconda.com/pkgs/main"]
+    assert [base[i + 1] for i, a in enumerate(base) if a == "-c"] == [
+        (ROOT / "build/conda-out").as_uri(), "https://repo.anaconda.com/pkgs/main"]
 
 
 # --- environment files against the local channel -------------------------------------------------

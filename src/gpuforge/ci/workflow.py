@@ -264,9 +264,12 @@ def build_args(root: Path, name: str, channel: Path, output: Path) -> list[str]:
     job = plan.job(name)
     if not (plan.root / job.config_path).is_file():
         raise GpuforgeError("missing: run `gpuforge ci render`", job.config_path)
+    output = Path(output).resolve()
     args = [(RECIPES / r.name).as_posix() for r in job.recipes]
-    args += ["-m", job.config_path.as_posix(), "--output-folder", str(Path(output).resolve()),
-             "--no-anaconda-upload", "--override-channels"]
+    # The output folder is a channel too (as when output and channel were one folder): a later
+    # recipe of the same call finds an earlier one's package there (theano's test, pygpu).
+    args += ["-m", job.config_path.as_posix(), "--output-folder", str(output),
+             "--no-anaconda-upload", "--override-channels", "-c", output.as_uri()]
     if job.pins:
         args += ["-c", Path(channel).resolve().as_uri()]
     for url in BUILD_CHANNELS[job.platform]:
