@@ -146,7 +146,7 @@ def test_theano_linux_test_compiles_with_the_declared_gcc(renders):
         if platform == "linux-64":
             assert "gxx_linux-64 7.3.0.*" in rendered.requirements["run"]
             assert ('THEANO_FLAGS="cxx=${GXX}" python test_exp.py --cxx-in-prefix "${PREFIX}" '
-                    "--cxx-version 7.3.0") in commands
+                    "--cxx-package gxx_linux-64") in commands
             assert "python test_exp.py" not in commands
         else:
             assert "python test_exp.py" in commands
