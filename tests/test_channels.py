@@ -67,7 +67,7 @@ def serve(tmp_path, monkeypatch):
 
     def start(status: int, failures: int) -> FlakyChannel:
         server = FlakyChannel(tmp_path / "www", status, failures)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         servers.append(server)
         return server
 
