@@ -50,14 +50,22 @@ class Handler(SimpleHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
+        if not self.failed():
+            super().do_GET()
+
+    def do_HEAD(self) -> None:
+        if not self.failed():
+            super().do_HEAD()
+
+    def failed(self) -> bool:
         self.server.hits.append(self.path)
-        if self.server.failures > 0:
-            self.server.failures -= 1
-            self.send_response(self.server.status)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        super().do_GET()
+        if self.server.failures <= 0:
+            return False
+        self.server.failures -= 1
+        self.send_response(self.server.status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        return True
 
 
 @pytest.fixture
@@ -169,3 +177,12 @@ def test_ci_channel_retry_retries_then_stops_with_exit_4(serve):
 def test_classify_real_client_texts(text, expected):
     failure = classify(text)
     assert (str(failure) if failure else None) == expected
+
+
+def test_the_build_probe_names_a_refusing_channel_as_infrastructure(serve):
+    from gpuforge.recipes.conda_build import unreachable
+
+    server = serve(403, failures=10**6)
+    [(channel, reason)] = unreachable([f"{server.url}/main"]).items()
+    assert reason == (f"infrastructure failure, not a package problem: 127.0.0.1:{server.server_address[1]} "
+                      f"answered HTTP 403 Forbidden for {server.url}/main/noarch/repodata.json")
