@@ -57,7 +57,10 @@ for env_file in "${envs[@]}"; do
     if [ -n "$channel" ]; then
         file="$work/$name.yml"
         step "$name: gpuforge ci env-file $env_file --channel $channel"
-        gpuforge ci env-file "$env_file" --channel "$channel" --output "$file" >/dev/null || exit 2
+        if ! gpuforge ci env-file "$env_file" --channel "$channel" --output "$file" >/dev/null; then
+            failed+=("$name (gpuforge ci env-file)")  # this env only: the others still run
+            continue
+        fi
     fi
     step "$name: conda env create -p $prefix -f $file"
     status=0
