@@ -74,10 +74,24 @@ def test_cli_check_prints_a_summary():
     assert summary == (
         "envs check: 4 env files clean, every conda spec on a real record, 4 solved offline on "
         "them (__cuda=12.0), 4 mirror files up to date")
-    # what the records do not prove is named: build needs with no record, evidence over 2 years old
-    assert all(line.startswith("envs/records.yaml: ") for line in notes), notes
-    assert any("not re-checked within 2 years" in line and "pygpu-0.7.6-py37h035aef0_0 (conda-test-linux)"
-               in line for line in notes)
+    # what the records do not prove is named: the build needs that no record shows published
+    assert [line.split(" (not proven)")[0] for line in notes] == [
+        "envs/records.yaml: the recipes' linux-64 build needs no record shows published on pkgs/main or "
+        "pkgs/msys2", "envs/records.yaml: the recipes' win-64 build needs no record shows published on "
+        "pkgs/main or pkgs/msys2"]
+
+
+def test_records_on_evidence_older_than_two_years_are_named(tmp_path):
+    shutil.copytree(ENVS, tmp_path / "envs")
+    shutil.copytree(RECIPES, tmp_path / "recipes")
+    records = tmp_path / "envs" / "records.yaml"
+    text = records.read_text()
+    at = text.index("  conda-test-linux:")
+    records.write_text(text[:at] + text[at:].replace("    checked: 2026-05-08", "    checked: 2018", 1))
+    proc = run_cli("envs", "check", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert ("envs/records.yaml: not re-checked within 2 years (not proven still published): "
+            "pygpu-0.7.6-py37h035aef0_0 (conda-test-linux)\n") in proc.stdout
 
 
 def test_records_evidence_needs_a_source_and_a_checked_date(tmp_path):
@@ -85,8 +99,8 @@ def test_records_evidence_needs_a_source_and_a_checked_date(tmp_path):
 
     path = tmp_path / "records.yaml"
     text = (ENVS / "records.yaml").read_text()
-    path.write_text(text.replace("    checked: 2018-09\n", "", 1))
-    with pytest.raises(GpuforgeError, match=r"records.yaml:\d+: evidence anaconda-5.3-linux: expected "
+    path.write_text(text.replace("    checked: 2026-05-08\n", "", 1))
+    with pytest.raises(GpuforgeError, match=r"records.yaml:\d+: evidence conda-test-linux: expected "
                        r"`source:` and `checked:`"):
         load_records(path)
 
