@@ -123,7 +123,11 @@ def test_each_platform_is_its_own_chain_of_jobs():
             ancestors.add(parent)
             todo += needs(jobs[parent])
         assert all(a.endswith(f"-{platform}") for a in ancestors), (name, ancestors)
-    assert sorted(needs(jobs["publish"])) == ["smoke-linux-64", "smoke-win-64"]
+    assert sorted(needs(jobs["publish"])) == ["packages-linux-64", "packages-win-64", "smoke-linux-64",
+                                              "smoke-win-64"]
+    # a failed build does not skip its platform's smoke (as published, locks); publish needs every build
+    assert all(jobs[f"smoke-{p}"]["if"] == "${{ !cancelled() }}" for p in PLATFORMS)
+    assert "if" not in jobs["packages-linux-64"] and jobs["publish"]["if"].startswith("startsWith(")
 
 
 def test_windows_builds_load_msvc_and_linux_builds_do_not():
