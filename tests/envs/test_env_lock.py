@@ -80,7 +80,7 @@ def test_lock_refuses_env_files_that_fail_the_check(tmp_path):
 def local_channels(tmp_path: Path) -> tuple[Path, Mirrors]:
     """The official mirror pointed at local file:// channels holding the real win-64 records."""
     base = tmp_path / "channels"
-    env = load_env(ENVS / "gpu-win64.yml")
+    env = load_env(ENVS / "gpu-win64-legacy-cuda9.yml")
     records = load_records(ENVS / "records.yaml")
     for name in ("main", "r", "msys2"):  # not pytorch: that one cannot be reached
         write_channel(env, records, base / name)
@@ -93,10 +93,11 @@ def local_channels(tmp_path: Path) -> tuple[Path, Mirrors]:
 def test_lock_files_are_written_and_read_back(tmp_path, local_channels):
     base, mirrors = local_channels
     out = tmp_path / "locks"
-    result = lock_envs([load_env(ENVS / "gpu-win64.yml")], mirrors, "official", out)
+    result = lock_envs([load_env(ENVS / "gpu-win64-legacy-cuda9.yml")], mirrors, "official", out)
     assert result.failed == {}
-    assert sorted(p.name for p in result.written) == ["gpu-win64.explicit.txt", "gpu-win64.lock"]
-    lock = LockFile.from_path(out / "gpu-win64.lock")
+    assert sorted(p.name for p in result.written) == ["gpu-win64-legacy-cuda9.explicit.txt",
+                                                      "gpu-win64-legacy-cuda9.lock"]
+    lock = LockFile.from_path(out / "gpu-win64-legacy-cuda9.lock")
     env = lock.default_environment()
     [platform] = env.platforms()
     assert platform.name == "win-64"
@@ -106,7 +107,7 @@ def test_lock_files_are_written_and_read_back(tmp_path, local_channels):
     assert str(packages["pygpu"].url).startswith((base / "main").as_uri())
     assert [str(c).rstrip("/") for c in env.channels()] == [
         (base / n).as_uri() for n in ("main", "r", "msys2")]
-    explicit = (out / "gpu-win64.explicit.txt").read_text().splitlines()
+    explicit = (out / "gpu-win64-legacy-cuda9.explicit.txt").read_text().splitlines()
     assert explicit[1:3] == ["# platform: win-64", "@EXPLICIT"]
     assert len(explicit[3:]) == len(packages)
     assert all(line.startswith(base.as_uri()) for line in explicit[3:])
@@ -120,33 +121,34 @@ def test_one_env_that_does_not_solve_stops_no_other(tmp_path, local_channels):
         repodata = json.loads(path.read_text())
         gone = [k for k in repodata["packages"] if k.startswith("cudnn-")]
         assert gone
-        for key in gone:  # cuDNN withdrawn: only gpu-win64.yml needs it
+        for key in gone:  # cuDNN withdrawn: only gpu-win64-legacy-cuda9.yml needs it
             del repodata["packages"][key]
         path.write_text(json.dumps(repodata))
     out = tmp_path / "locks"
     (out).mkdir()
-    (out / "gpu-win64.lock").write_text("the old lock\n")
+    (out / "gpu-win64-legacy-cuda9.lock").write_text("the old lock\n")
     unreachable = tmp_path / "forge-win64.yml"  # a channel the local mirror does not have
     unreachable.write_text((ENVS / "cpu-win64.yml").read_text().replace(
         "  - nodefaults", "  - conda-forge\n  - nodefaults"))
-    envs = [load_env(ENVS / "gpu-win64.yml"), load_env(ENVS / "cpu-win64.yml"), load_env(unreachable)]
+    envs = [load_env(ENVS / "gpu-win64-legacy-cuda9.yml"), load_env(ENVS / "cpu-win64.yml"),
+            load_env(unreachable)]
     result = lock_envs(envs, mirrors, "official", out, say=lambda line: None)
     assert sorted(p.name for p in result.written) == ["cpu-win64.explicit.txt", "cpu-win64.lock"]
-    assert sorted(p.name for p in result.failed) == ["forge-win64.yml", "gpu-win64.yml"]
-    assert re.search(r"gpu-win64.yml:\d+: no solution on the channels .*cudnn",
-                     result.failed[ENVS / "gpu-win64.yml"])
+    assert sorted(p.name for p in result.failed) == ["forge-win64.yml", "gpu-win64-legacy-cuda9.yml"]
+    assert re.search(r"gpu-win64-legacy-cuda9.yml:\d+: no solution on the channels .*cudnn",
+                     result.failed[ENVS / "gpu-win64-legacy-cuda9.yml"])
     assert "cannot reach the channels" in result.failed[unreachable]
-    assert (out / "gpu-win64.lock").read_text() == "the old lock\n"  # its old lock kept
+    assert (out / "gpu-win64-legacy-cuda9.lock").read_text() == "the old lock\n"  # its old lock kept
     assert LockFile.from_path(out / "cpu-win64.lock").default_environment() is not None
 
 
 def test_lock_texts_match_the_solution(local_channels):
     base, _ = local_channels
-    env = load_env(ENVS / "gpu-win64.yml")
+    env = load_env(ENVS / "gpu-win64-legacy-cuda9.yml")
     url = (base / "main").as_uri()
     locked = solve_locked(env, {"defaults": [url]})
     texts = lock_texts(locked)
-    assert texts["gpu-win64.lock"].startswith("version: ")
+    assert texts["gpu-win64-legacy-cuda9.lock"].startswith("version: ")
     names = sorted(r.name.normalized for r in locked.records)
     assert [ln.rsplit("/", 1)[1].rsplit("-", 2)[0] for ln in
-            texts["gpu-win64.explicit.txt"].splitlines()[3:]] == names
+            texts["gpu-win64-legacy-cuda9.explicit.txt"].splitlines()[3:]] == names
