@@ -87,7 +87,7 @@ def test_every_pattern_says_where_it_was_written_from() -> None:
 # prints the message, named in `from:`).
 ONE_SOURCE_BEFORE_PROVENANCE = frozenset({
     "nvrtc_builtins", "gpu_too_old_cuda", "driver_too_old_cublas", "cudnn_handle", "cudnn_lib_missing",
-    "driver_types_h", "cudnn_version", "libpython_missing", "cl_exe_missing", "gcc_too_new", "win32",
+    "driver_types_h", "cudnn_version", "libpython_missing", "cl_exe_missing", "win32",
     "mx_bitness", "python_too_old_for_wheel", "torch_detectron_ops_193", "torch_user_site_dlls",
     "cudnn_handle_internal"})
 

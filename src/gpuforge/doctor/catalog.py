@@ -10,7 +10,7 @@ from typing import Any
 
 import re2
 
-from gpuforge.doctor.normalize import evidence_lines, normalize
+from gpuforge.doctor.normalize import evidence_lines, normalize, unwrapped
 from gpuforge.errors import GpuforgeError
 from gpuforge.yamlio import expect_list, expect_mapping, read_yaml
 
@@ -352,12 +352,23 @@ def diagnose_text(text: str, off: dict[str, frozenset[bytes]] | None = None) -> 
     catalog = load_catalog()
     found_set, patterns = pattern_set()
     present = {patterns[i] for i in found_set.Match(data) or []}
-    hits = []
+    hits, missed = [], []
     for e in catalog:
         switched_off = (off or {}).get(e.id)
         found = _text_match(e, data, present - switched_off if switched_off else present)
         if found is not None:
             hits.append((found[0], Finding(e, found[1])))
+        else:
+            missed.append(e)
+    joined = unwrapped(text)
+    if joined is not None:  # a hard-wrapped paste: the entries not found, on its lines joined
+        data = joined[0].encode("utf-8", "replace")
+        present = {patterns[i] for i in found_set.Match(data) or []}
+        for e in missed:
+            switched_off = (off or {}).get(e.id)
+            found = _text_match(e, data, present - switched_off if switched_off else present)
+            if found is not None:  # its position: about where it is in the paste
+                hits.append((found[0], Finding(e, found[1])))
     return order_findings(hits)
 
 

@@ -37,7 +37,6 @@ import json
 import re
 import sys
 import time
-from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
