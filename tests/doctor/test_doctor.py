@@ -162,7 +162,8 @@ def test_log_from_stdin_and_nothing_found() -> None:
 def test_explain_prints_the_whole_entry() -> None:
     proc = run_cli("doctor", "--explain", "numpy_aliases")
     assert proc.returncode == 0
-    for part in ("numpy_aliases:", "matches text (all of):", "matches facts (all of): imports.numpy.version >= 1.24",
+    for part in ("numpy_aliases:", "matches text (all of):",
+                 "matches facts (all of): imports.numpy.version >= 1.24",
                  "fix: Pin numpy<1.24", "--fix applies:", "source: seen here"):
         assert part in proc.stdout
     bad = run_cli("doctor", "--explain", "nope")
