@@ -79,6 +79,9 @@ def test_every_pattern_says_where_it_was_written_from() -> None:
             assert origins, f"{e.id}: pattern {pattern!r} has no `from:`"
             for origin in origins:
                 origin_group(origin)  # a report named must be in the corpus
+                if origin.startswith("repro: "):  # a reproduction named must be a test here
+                    path, _, name = origin[len("repro: "):].partition("::")
+                    assert f"def {name}(" in (REPORTS.parents[2] / path).read_text(encoding="utf-8"), origin
 
 
 # Entries that came before patterns recorded their sources, each written from one repository's

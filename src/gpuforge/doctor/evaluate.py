@@ -330,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="list every report not named right (cross-validated)")
     parser.add_argument("--by", choices=("kind", "source", "entry"), action="append",
                         help="tables to print (default: kind, source and entry)")
+    parser.add_argument("--no-times", action="store_true",
+                        help="leave out the time line (output that does not vary between runs)")
     parser.add_argument("--adversarial", action="store_true",
                         help="also time matching on 1 MB and 10 MB single lines built from each pattern")
     args = parser.parse_args(argv)
@@ -348,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
         figures[by] = {k: {"whole": w.as_json(), "cross": c.as_json()} for k, (w, c) in tallies.items()}
         print("\n".join(table(tallies, by)))
         print()
-    print(timing(evaluation))
+    if not args.no_times:
+        print(timing(evaluation))
     if args.misses:
         print("\n".join(["", *misses(evaluation.cross)]))
     figures["reports"] = [{"file": f"{w.report.path.parent.name}/{w.report.path.name}",
