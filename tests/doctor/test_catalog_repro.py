@@ -80,7 +80,8 @@ def test_a_cuda_header_without_cudas_include_folder(tmp_path: Path) -> None:
     """g++ on a module that includes CUDA's driver_types.h (cudnn.h does) without CUDA's include
     folder on the command line."""
     gxx = tool("g++", "g++")
-    (tmp_path / "mod.cpp").write_text("#include <driver_types.h>\nint main() { return 0; }\n", encoding="utf-8")
+    (tmp_path / "mod.cpp").write_text("#include <driver_types.h>\nint main() { return 0; }\n",
+                                      encoding="utf-8")
     out = run([gxx, "-c", "mod.cpp"], tmp_path)
     if (tmp_path / "mod.o").exists():
         pytest.skip("CUDA's headers are on this g++'s default include path: nothing to reproduce")
