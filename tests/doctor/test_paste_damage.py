@@ -12,6 +12,7 @@ from gpuforge.doctor.evaluate import REPORTS, read_report
 
 # new entries proven on their labelled reports from several sources (test_doctor counts them)
 PROVEN_ON_REPORTS = {"omp_duplicate_runtime", "numpy_abi_mismatch", "numpy_aliases_other_package",
+                     "conda_network_unreachable", "conda_connection_failed",
                      "numpy_alias_removed", "dataloader_shm_exhausted", "dataloader_worker_died"}
 
 

@@ -150,7 +150,8 @@ def normalize(text: str) -> str:
 #   `cannot import name 'x' from 'random' (/home/me/random.py)`.
 
 FRAME = re.compile(r'^[ \t>]*File "([^"\n]+)", line \d+|^([^\s<][^\n]*?\.py) in [<\w]', re.M)
-PARTIAL = re.compile(r"partially initialized module '(\w+)' (?:has no attribute|\(most likely due to a circular)|"
+PARTIAL = re.compile(r"partially initialized module '(\w+)' "
+                     r"(?:has no attribute|\(most likely due to a circular)|"
                      r"module '(\w+)' has no attribute '\w+' \(most likely due to a circular import\)")
 FROM_FILE = re.compile(r"cannot import name '?\w+'? from '(\w+)' \(([^)\n]+\.py)\)")
 # `module 'mxnet' has no attribute 'nd'`: what every release of the package has is missing, so
