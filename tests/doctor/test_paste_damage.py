@@ -77,6 +77,9 @@ def test_an_error_loading_line_without_its_winerror_prefix() -> None:
     posted: no error number, curly quotes, a redacted path."""
     posted = text_of("c/chenwei-zhao_fbgemm-curly-quotes-no-winerror_2.txt")
     assert ids(posted)[0] == "runtime_dll_beside_wheel"
+    # error 126's message kept, its number cut: `The specified module could not be found. Error
+    # loading "torch\lib\caffe2_detectron_ops.dll"` (a fresh Windows without the VC++ runtime)
+    assert ids(text_of("c/Djdefrag_caffe2-detectron-ops-fresh-win10-vcredist_9.txt"))[0] == "dll_missing"
     text = text_of("b/qa_kohya-fbgemm-de-libomp140_95.txt")
     cut = text[text.index("Error loading"):]
     assert "WinError" not in cut

@@ -94,6 +94,11 @@ RULES = [(re.compile(p), r) for p, r in (
      r"致命错误|致命的エラー", "fatal error"),
     # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`
     (r"DLL load failed while importing [\w.]+:", "DLL load failed:"),
+    # torch's `Error loading "<dll>"` line pasted without the `[WinError 126]` before error 126's
+    # message (the prefix cut off): the message is that error's, the number goes back
+    (r"(\[WinError \d+\] |OSError: )?(The specified module could not be found\.\s+Error loading)",
+     lambda m: m.group(0) if m.group(1) and m.group(1).startswith("[") else
+     f"{m.group(1) or ''}[WinError 126] {m.group(2)}"),
 )]
 
 
