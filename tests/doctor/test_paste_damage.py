@@ -5,6 +5,8 @@ package name alone is never a cause (the error's form is). Each case starts from
 
 from __future__ import annotations
 
+from functools import cache
+
 import pytest
 
 from gpuforge.doctor.catalog import diagnose_text
@@ -24,17 +26,24 @@ def ids(text: str) -> list[str]:
     return [f.id for f in diagnose_text(text)]
 
 
+@cache
+def first_findings() -> tuple[tuple[str, str, str, tuple[str, ...]], ...]:
+    """(group, expected, first finding, its candidates) of every corpus report, diagnosed once."""
+    out = []
+    for path in sorted(REPORTS.rglob("*.txt")):
+        r = read_report(path)
+        found = diagnose_text(r.text)
+        first = found[0] if found else None
+        out.append((r.group, r.expected, first.id if first else "", first.entry.candidates if first else ()))
+    return tuple(out)
+
+
 @pytest.mark.parametrize("entry_id", sorted(PROVEN_ON_REPORTS))
 def test_new_entries_are_proven_on_reports_from_two_sources(entry_id: str) -> None:
     """A new entry is named first on labelled reports of two repositories or sites at least; an
     undecided one lists the labelled cause among its candidates there."""
-    reports = [read_report(p) for p in sorted(REPORTS.rglob("*.txt"))]
-    groups = set()
-    for r in reports:
-        found = diagnose_text(r.text)
-        if found and found[0].id == entry_id and (r.expected == entry_id or
-                                                   r.expected in found[0].entry.candidates):
-            groups.add(r.group)
+    groups = {group for group, expected, first, candidates in first_findings()
+              if first == entry_id and (expected == entry_id or expected in candidates)}
     assert len(groups) >= 2, groups
 
 
