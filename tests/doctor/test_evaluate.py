@@ -89,7 +89,7 @@ def test_every_pattern_says_where_it_was_written_from() -> None:
 # list may only shrink (a text from another source, a reproduction, or the upstream code that
 # prints the message, named in `from:`).
 ONE_SOURCE_BEFORE_PROVENANCE = frozenset({
-    "driver_too_old_cublas", "cl_exe_missing", "python_too_old_for_wheel",
+    "driver_too_old_cublas", "python_too_old_for_wheel",
     "torch_detectron_ops_193"})
 
 
