@@ -58,6 +58,21 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BUG
 
 
+def never_unencodable() -> None:
+    """Write characters the output's encoding lacks as ``\\uXXXX`` instead of failing.
+
+    On Windows, Python writes a pipe or a file (``gpuforge doctor > out.txt``, a CI log, a
+    parent process reading the output) in the ANSI code page, e.g. cp1252: a path or a
+    pasted line with a letter outside it (``C:\\Users\\张伟``) stopped the command with
+    UnicodeEncodeError after half its output (``strict``; ``surrogateescape`` under Wine's
+    C locale fails the same way). The console itself takes any character.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and stream.errors in ("strict", "surrogateescape"):
+            reconfigure(errors="backslashreplace")
+
+
 def run() -> None:
     """The console entry point (`gpuforge`, `python -m gpuforge`): main(), then exit.
 
@@ -70,6 +85,7 @@ def run() -> None:
     PyGILState_Release ... Python runtime state: finalizing") instead of exiting 2.
     Every file gpuforge writes is closed and fsync'ed before main() returns.
     """
+    never_unencodable()
     code = main()
     if "rattler" not in sys.modules:
         raise SystemExit(code)

