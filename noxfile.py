@@ -63,7 +63,7 @@ def gpu_smoke(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """gpu_smoke cold and warm over the local targets, each check against numpy, the doctor's time.
 
-    Writes reports/bench/bench.json and bench.png and prints the README's tables;
+    Writes reports/bench/bench.json and bench.png and prints the tables of docs/performance.md;
     `-- --target cpu` picks targets; `-- --baseline REF` also runs an earlier commit's code
     in the same run and reports the ratios.
     """

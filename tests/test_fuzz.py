@@ -424,7 +424,7 @@ def test_a_recipe_nested_three_thousand_levels_fails_fast(workspace):
 
 
 def test_zz_write_the_figures():
-    """The figures for the README (nox -s fuzz): runs per command, exit statuses, slowest run."""
+    """The figures for docs/reliability.md (nox -s fuzz): runs per command, exit statuses, slowest run."""
     report = os.environ.get("GPUFORGE_FUZZ_REPORT")
     if not report:
         pytest.skip("set GPUFORGE_FUZZ_REPORT=FILE (nox -s fuzz does) to write the figures")

@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_tables(result: dict[str, Any]) -> None:
-    """The README's tables, as Markdown."""
+    """The tables of docs/performance.md, as Markdown (docs/generate.py rebuilds them from bench.json)."""
     base = result["baseline"]
     old = "baseline " + base if base else "baseline"
     print(f"\n| gpuforge smoke | targets | this code | {old} | ratio | goal |")
