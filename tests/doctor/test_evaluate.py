@@ -89,8 +89,7 @@ def test_every_pattern_says_where_it_was_written_from() -> None:
 # list may only shrink (a text from another source, a reproduction, or the upstream code that
 # prints the message, named in `from:`).
 ONE_SOURCE_BEFORE_PROVENANCE = frozenset({
-    "driver_too_old_cublas", "python_too_old_for_wheel",
-    "torch_detectron_ops_193"})
+    "python_too_old_for_wheel", "torch_detectron_ops_193"})
 
 
 def test_a_rule_from_one_source_lands_only_with_a_text_from_another_or_a_reproduction() -> None:
