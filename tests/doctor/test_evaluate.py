@@ -88,8 +88,7 @@ def test_every_pattern_says_where_it_was_written_from() -> None:
 # threads with no text from elsewhere yet: cross-validation shows their own reports uncaught. The
 # list may only shrink (a text from another source, a reproduction, or the upstream code that
 # prints the message, named in `from:`).
-ONE_SOURCE_BEFORE_PROVENANCE = frozenset({
-    "python_too_old_for_wheel", "torch_detectron_ops_193"})
+ONE_SOURCE_BEFORE_PROVENANCE = frozenset({"python_too_old_for_wheel"})
 
 
 def test_a_rule_from_one_source_lands_only_with_a_text_from_another_or_a_reproduction() -> None:
