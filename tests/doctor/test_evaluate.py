@@ -59,15 +59,17 @@ def test_a_missing_folder_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_cross_validation_switches_off_the_patterns_of_the_reports_own_source(tmp_path: Path) -> None:
-    """nvrtc_builtins' one pattern was written from Theano #6010: scored cross-validated, that
-    thread's report is not caught by it, while the same text posted on another site is."""
-    report = REPORTS / "a" / "theano_nvrtc-builtins-macos-pygpu-test_6010.txt"
-    own = read_report(report)
-    assert own.group == "theano/theano" and own.kind == "upstream"
-    (tmp_path / "elsewhere.txt").write_text(
-        "# url: https://stackoverflow.com/questions/1\n# source: qa\n# expected: nvrtc_builtins\n"
-        "# cause: c\n# ---\n" + own.text, encoding="utf-8")
-    evaluation = evaluate([report, tmp_path / "elsewhere.txt"])
+    """gcc_too_new's nvcc wording was written from Theano's threads alone: scored cross-validated,
+    a report posted on Theano's tracker is not caught by it, while the same text posted on another
+    site is."""
+    text = ("/usr/local/cuda/include/host_config.h:119:2: error: #error -- unsupported GNU version! "
+            "gcc versions later than 5 are not supported!\n")
+    for name, url in (("own.txt", "https://github.com/Theano/Theano/issues/1"),
+                      ("elsewhere.txt", "https://stackoverflow.com/questions/1")):
+        (tmp_path / name).write_text(f"# url: {url}\n# source: s\n# expected: gcc_too_new\n# cause: c\n"
+                                     "# ---\n" + text, encoding="utf-8")
+    evaluation = evaluate([tmp_path / "own.txt", tmp_path / "elsewhere.txt"])
+    assert evaluation.whole[0].report.group == "theano/theano" and evaluation.whole[0].report.kind == "upstream"
     assert [o.verdict for o in evaluation.whole] == ["right", "right"]
     assert [o.verdict for o in evaluation.cross] == ["abstained", "right"]
     assert evaluation.cross[1].report.kind == "qa"
