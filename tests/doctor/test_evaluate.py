@@ -69,7 +69,8 @@ def test_cross_validation_switches_off_the_patterns_of_the_reports_own_source(tm
         (tmp_path / name).write_text(f"# url: {url}\n# source: s\n# expected: gcc_too_new\n# cause: c\n"
                                      "# ---\n" + text, encoding="utf-8")
     evaluation = evaluate([tmp_path / "own.txt", tmp_path / "elsewhere.txt"])
-    assert evaluation.whole[0].report.group == "theano/theano" and evaluation.whole[0].report.kind == "upstream"
+    own = evaluation.whole[0].report
+    assert own.group == "theano/theano" and own.kind == "upstream"
     assert [o.verdict for o in evaluation.whole] == ["right", "right"]
     assert [o.verdict for o in evaluation.cross] == ["abstained", "right"]
     assert evaluation.cross[1].report.kind == "qa"
