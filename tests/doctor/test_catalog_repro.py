@@ -24,7 +24,7 @@ from gpuforge.doctor.catalog import diagnose_text
 REPRODUCED_HERE = {"mingw_32bit", "mingw_hypot", "path_spaces_nonascii", "runtime_dll_beside_wheel",
                    "glibc_too_old", "libgpuarray_source_checkout", "channel_missing", "windows_path_too_long",
                    "gpu_preallocate_oom", "module_shadow", "torch_C_shadow", "mx_cudart", "libpython_missing",
-                   "driver_types_h"}
+                   "driver_types_h", "cuda_ipc"}
 
 
 def first_id(text: str) -> str | None:
@@ -121,6 +121,28 @@ def test_a_library_the_wheel_does_not_ship(tmp_path: Path) -> None:
     out = run([sys.executable, "-c", "import ctypes; ctypes.CDLL('./libmxnet.so')"], tmp_path)
     assert "libcudnn.so.5: cannot open shared object file" in out, out
     assert first_id(out) == "runtime_dll_beside_wheel"
+
+
+def test_the_cuda_runtimes_words_for_a_failed_os_call() -> None:
+    """The CUDA runtime's own message for cudaErrorOperatingSystem (error 63 before CUDA 10.1,
+    304 since: driver_types.h), what torch prints when Windows refuses CUDA IPC: asked of the
+    real libcudart (cudaGetErrorString needs no driver)."""
+    import ctypes
+
+    roots = [Path(r) for r in (os.environ.get("CUDA_HOME"), "/usr/local/cuda") if r]
+    found = [(lib, root / "include" / "driver_types.h") for root in roots
+             for lib in sorted((root / "lib64").glob("libcudart.so.*"))
+             if (root / "include" / "driver_types.h").is_file()]
+    if not found:
+        pytest.skip("needs a CUDA toolkit (libcudart.so and driver_types.h) in $CUDA_HOME or /usr/local/cuda")
+    cudart = ctypes.CDLL(str(found[0][0]))
+    cudart.cudaGetErrorString.restype = ctypes.c_char_p
+    cudart.cudaGetErrorName.restype = ctypes.c_char_p
+    header = found[0][1].read_text(encoding="utf-8")
+    code = int(re.search(r"cudaErrorOperatingSystem\s*=\s*(\d+)", header).group(1))
+    assert cudart.cudaGetErrorName(code) == b"cudaErrorOperatingSystem"
+    message = cudart.cudaGetErrorString(code).decode()
+    assert first_id(f"RuntimeError: cuda runtime error ({code}) : {message}") == "cuda_ipc", message
 
 
 def _elf_hash(name: bytes) -> int:

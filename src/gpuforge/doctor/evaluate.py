@@ -9,6 +9,7 @@ a header written by whoever collected it:
     # expected: <the catalog id the thread established, or none>
     # cause: <what the thread established, and who said so>
     # proposed: <a slug for a cause the catalog lacks>   (optional)
+    # relabel: <why `expected` was corrected, citing the thread>   (optional)
     # ---
     <the user's text>
 
@@ -48,7 +49,7 @@ from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import read_text
 
 REPORTS = Path(__file__).resolve().parents[3] / "tests" / "data" / "reports"
-HEADER = re.compile(r"# (url|source|kind|expected|cause|proposed): ?(.*)$")
+HEADER = re.compile(r"# (url|source|kind|expected|cause|proposed|relabel): ?(.*)$")
 REQUIRED = ("url", "source", "expected", "cause")
 KINDS = ("upstream", "downstream", "qa")
 # the projects' own trackers; any other GitHub repository is a downstream project
