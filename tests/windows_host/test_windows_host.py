@@ -15,14 +15,18 @@ import shutil
 import pytest
 from conftest import ROOT
 
+from gpuforge.envs.envfile import env_platform
 from gpuforge.errors import GpuforgeError
-from gpuforge.smoke.targets import LINUX_HOST_ONLY, windows_path
+from gpuforge.smoke.targets import LINUX_HOST_ONLY, LOCAL_TARGETS, windows_path
 from gpuforge.smoke.windows_host import ensure_host, install_gpuforge, locked, missing
 
 USER = "José Núñez"
 PROJECT = "theano 模型"  # a folder name outside the ANSI code page (cp1252) Windows writes pipes in
 HOME = f"C:\\users\\{USER}"
 ENV = f"{HOME}\\miniforge3\\envs\\theano"
+# What a Windows host runs: an env: target per win-64 env file in envs/, variants included.
+WIN64_ENV_TARGETS = [f"env:{path.stem}" for path in sorted((ROOT / "envs").glob("*.yml"))
+                     if env_platform(path)[0] == "win-64"]
 
 # Run by the Windows CPython 3.12: each command as a Windows shell starts it (PATH, the
 # user's TEMP), its output decoded as gpuforge wrote it (the ANSI code page), results as JSON.
@@ -227,7 +231,7 @@ def test_what_needs_a_linux_host_says_so_in_one_line(session):
     Linux-only: a Windows host lists only the env: targets and refuses the rest with exit 2."""
     results = session[2]
     listed = [line.split()[0] for line in _ok(results["smoke_list"]).splitlines()]
-    assert listed and all(name.startswith("env:") and name.endswith("-win64") for name in listed)
+    assert listed == WIN64_ENV_TARGETS and "env:gpu-win64" in listed
     refused = results["smoke_windows"]
     assert refused["rc"] == 2 and refused["stdout"] == ""
     assert refused["stderr"].strip() == f"gpuforge: error: target windows {LINUX_HOST_ONLY}"
@@ -242,9 +246,10 @@ def test_gpu_smoke_on_windows_runs_the_env_targets_only(session):
     _host, home, results = session
     result = results["smoke_all"]
     assert result["rc"] == 0, result
-    assert "the local targets (cpu, opencl, torch, cuda, windows) run on a Linux host only " \
+    local = ", ".join(t.name for t in LOCAL_TARGETS)  # cpu, opencl, torch, cuda, windows, mockgpu
+    assert f"the local targets ({local}) run on a Linux host only " \
            "(pyenv, Debian's pygpu and pocl, Wine): not run here" in result["stderr"]
     report = json.loads((home / "Documents" / PROJECT / "reports" / "all" / "gpu_smoke.json").read_text())
-    assert [t["name"] for t in report["targets"]] == ["env:cpu-win64", "env:gpu-win64", "env:pytorch04-win64"]
+    assert [t["name"] for t in report["targets"]] == WIN64_ENV_TARGETS
     assert all(t["status"] == "skip" and t["reason"].startswith("no conda, mamba or micromamba on PATH")
                for t in report["targets"])
