@@ -113,6 +113,20 @@ def read_text(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> str
     return decode_text(read_bytes(path, limit), path)
 
 
+def home() -> Path:
+    """The user's home folder ($HOME, else the password database's entry), or one clear error:
+    a container run as a user id with no entry and no HOME has none."""
+    try:
+        found = Path.home()
+    except RuntimeError:
+        found = Path("~")
+    if str(found) == "~":
+        uid = getattr(os, "getuid", lambda: "?")()
+        raise GpuforgeError(f"no home folder: HOME is not set and user id {uid} has no entry in the "
+                            "password database: set HOME (or GPUFORGE_CACHE and --path)")
+    return found
+
+
 # --- writing ------------------------------------------------------------------------
 
 def _temp_name(path: Path, pid: int) -> Path:
@@ -181,6 +195,7 @@ def write_atomic(path: str | os.PathLike[str], text: str, backup: bool = True) -
                 return None
             if backup:
                 saved = path.with_name(path.name + ".bak")
+                _remove_dead_writers_temps(saved)
                 _replace(saved, old, mode)
         _replace(path, data, mode)
     except OSError as exc:

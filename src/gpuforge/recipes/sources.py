@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import home
 
 PYPI_HOSTS = ("pypi.io", "pypi.org", "files.pythonhosted.org")
 CHUNK = 1 << 20
@@ -36,7 +37,7 @@ def default_cache_dir() -> Path:
     env = os.environ.get("GPUFORGE_CACHE")
     if env:
         return Path(env)
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    base = Path(os.environ.get("XDG_CACHE_HOME") or home() / ".cache")
     return base / "gpuforge"
 
 

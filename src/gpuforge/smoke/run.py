@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gpuforge import processes
 from gpuforge.doctor import catalog
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import write_atomic
@@ -70,8 +71,8 @@ def run_checks(python: str, env: dict[str, str], checks: tuple[str, ...], args: 
     """Run the checks in one process of ``python``; a crash fails the checks it left."""
     cmd = [*python_command(python), script_path(python, CHECKS_SCRIPT), *checks, *args]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=wine_env(python, env), cwd=cwd,
-                              timeout=timeout, errors="replace")
+        proc = processes.run(cmd, capture_output=True, text=True, env=wine_env(python, env), cwd=cwd,
+                             timeout=timeout, errors="replace")
         stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
     except subprocess.TimeoutExpired as exc:
         stdout = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
@@ -206,11 +207,27 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
         result.status, result.reason = "fail", f"the environment could not be made: {exc}"
         result.findings = name_failure(str(exc))
         return result
+    try:
+        return _check_env(tenv, result, settings, say, start, note)
+    finally:
+        tenv.release()
+
+
+def _check_env(tenv: TargetEnv, result: TargetResult, settings: Settings, say: Callable[[str], None],
+               start: float, note: str) -> TargetResult:
+    target = tenv.target
     result.python, result.env_created, result.env_seconds = str(tenv.python), tenv.created, tenv.seconds
     if refuse_32bit(result, str(tenv.python)):
         return result
     scratch = tenv.root / "scratch"
-    scratch.mkdir(exist_ok=True)
+    try:
+        if scratch.is_file() or scratch.is_symlink():
+            scratch.unlink()
+        scratch.mkdir(exist_ok=True)
+    except OSError as exc:
+        result.status = "fail"
+        result.reason = f"cannot make {scratch}: {exc.strerror} (a read-only cache? delete {tenv.root})"
+        return result
     say(f"[{target.name}] checks: {', '.join(CHECKS)}, and the import tests beside them"
         + (" (first run: Theano compiles its ops)" if tenv.created else ""))
     # beside the checks: each is mostly a process start (seconds under Wine), not CPU work
@@ -219,7 +236,11 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
         result.checks = run_checks(str(tenv.python), tenv.env(), CHECKS, _check_args(target, settings),
                                    cwd=scratch)
         result.import_tests = imports.result()
-    return conclude(result, start, note)
+    result = conclude(result, start, note)
+    if result.status == "fail" and not tenv.created:
+        result.reason += (f" (the environment was made by an earlier run: if it is damaged, "
+                          f"`gpuforge smoke --target {target.name} --fresh` remakes it)")
+    return result
 
 
 def conclude(result: TargetResult, start: float, note: str = "") -> TargetResult:
@@ -288,15 +309,21 @@ def run_all(targets: list[Target], pythons: list[str], settings: Settings, say: 
 
     path, last = _last_durations(settings)
     order = sorted(range(len(targets)), key=lambda i: -last.get(targets[i].name, 0.0))  # stable
-    with ThreadPoolExecutor(max_workers=jobs or default_jobs()) as pool:
+    pool = ThreadPoolExecutor(max_workers=jobs or default_jobs())
+    try:
         started = {i: pool.submit(run_one, targets[i]) for i in order}
         futures = [started[i] for i in range(len(targets))]
         futures += [pool.submit(run_python, p, settings, say_line) for p in pythons]
         results = [f.result() for f in futures]
+    except BaseException:  # Ctrl-C, SIGTERM: stop the running targets, start no other
+        processes.stop()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
     ran = {r.name: r.seconds - r.env_seconds for r in results[:len(targets)] if r.status != "skip"}
     if ran:
         try:
             write_atomic(path, json.dumps({**last, **ran}, indent=1, sort_keys=True) + "\n", backup=False)
-        except OSError:
+        except (OSError, GpuforgeError):
             pass  # scheduling hint only: a read-only cache runs in declared order next time
     return results
