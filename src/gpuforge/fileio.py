@@ -138,11 +138,11 @@ def _remove_dead_writers_temps(path: Path) -> None:
     pattern = re.compile(re.escape(f".{path.name}.gpuforge-") + r"(\d+)" + re.escape(TEMP_SUFFIX))
     for leftover in path.parent.glob(f".{glob.escape(path.name)}.gpuforge-*{TEMP_SUFFIX}"):
         m = pattern.fullmatch(leftover.name)
-        if m and not _alive(int(m.group(1))):
+        if m and not process_alive(int(m.group(1))):
             leftover.unlink(missing_ok=True)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
     try:

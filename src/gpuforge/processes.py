@@ -11,10 +11,12 @@ child holding a build lock (``pass_fds``) keeps it until it ends, so a rerun wai
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 _RUNNING: set[subprocess.Popen] = set()
@@ -51,6 +53,21 @@ def install_signal_handlers() -> None:
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _on_signal)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP wait (blocked) until the block ends: for writes that
+    belong together. SIGKILL cannot wait."""
+    held = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def stop() -> None:

@@ -198,8 +198,15 @@ def default_path() -> Path:
 
 
 def write_profile(name: str, path: Path) -> Path | None:
-    """Write profile ``name`` to ``path`` atomically; returns the backup's path, if any."""
-    return write_atomic(path, PROFILES[name])
+    """Write profile ``name`` to ``path`` atomically; returns the backup's path, if any.
+
+    A file that is one of the profiles is replaced without a backup (`theanorc write` makes
+    it again), so the .bak keeps the user's own file through any number of profile writes."""
+    try:
+        old = read_text(path) if path.is_file() else None
+    except GpuforgeError:
+        old = None
+    return write_atomic(path, PROFILES[name], backup=old not in PROFILES.values())
 
 
 @dataclass

@@ -18,6 +18,7 @@ import rattler
 from rattler import LockChannel, LockFile, LockPlatform, RepoDataRecord
 from rattler.exceptions import GatewayError, SolverError
 
+from gpuforge import processes
 from gpuforge.envs.envfile import EnvFile
 from gpuforge.envs.mirrors import Mirrors
 from gpuforge.envs.solve import DEFAULT_CUDA_DRIVER, solve_specs, solver_message, virtual_packages
@@ -98,9 +99,10 @@ def lock_envs(envs: list[EnvFile], mirrors: Mirrors, mirror: str, out_dir: Path,
         raise GpuforgeError(f"no mirror {mirror!r} (known: {', '.join(mirrors.mirrors)})",
                             mirrors.path)
     solved = [solve_locked(env, channel_map(env, mirrors, mirror), cuda) for env in envs]
-    written = []
-    for locked in solved:
-        for name, text in lock_texts(locked).items():
-            write_atomic(Path(out_dir) / name, text)
-            written.append(Path(out_dir) / name)
-    return written
+    texts = {Path(out_dir) / name: text for locked in solved for name, text in lock_texts(locked).items()}
+    # The set is written as one step: Ctrl-C, SIGTERM or SIGHUP wait until every file is
+    # written (a few ms), so no env is left with a new .lock beside an old .explicit.txt.
+    with processes.signals_held():
+        for path, text in texts.items():
+            write_atomic(path, text)
+    return list(texts)

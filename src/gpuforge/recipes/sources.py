@@ -115,15 +115,27 @@ def fetch(source: Source, cache_dir: Path, say: Callable[[str], None] = print) -
     hash is checked either way, and a bad download never enters the cache.
     """
     target = Path(cache_dir) / "sources" / source.sha256[:16] / source.filename
+    if target.is_dir():
+        raise GpuforgeError("a folder where the downloaded file belongs: delete it", target)
     if target.is_file():
         try:
             source.check(target)
             say(f"source: {target} (cached, sha256 verified)")
             return target
-        except GpuforgeError:
-            target.unlink()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
+        except GpuforgeError as exc:
+            say(f"source: the cached copy failed its sha256 check ({exc.message}): downloading again")
+            try:
+                target.unlink()
+            except OSError as err:
+                raise GpuforgeError(f"failed its sha256 check and cannot be deleted ({err.strerror}): "
+                                    "delete it", target) from None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        in_way = next(p for p in (target.parent, *target.parent.parents) if p.is_file())
+        raise GpuforgeError("a file where the source cache needs a folder: delete it", in_way) from None
+    _remove_dead_downloads(target.parent)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".download-{os.getpid()}-") as tmp:
         tmp_file = Path(tmp) / source.filename
         say(f"source: downloading {source.url}")
         try:
@@ -139,6 +151,16 @@ def fetch(source: Source, cache_dir: Path, say: Callable[[str], None] = print) -
         say("  " + source.check(tmp_file))
         os.replace(tmp_file, target)
     return target
+
+
+def _remove_dead_downloads(folder: Path) -> None:
+    """The temporary folders of downloads whose process was killed (its pid in the name)."""
+    from gpuforge.fileio import process_alive
+
+    for leftover in folder.glob(".download-*"):
+        pid = leftover.name.split("-")[1]
+        if not pid.isdigit() or not process_alive(int(pid)):
+            shutil.rmtree(leftover, ignore_errors=True)
 
 
 def unpack(archive_or_tree: Path, dest: Path) -> Path:
