@@ -84,9 +84,11 @@ def run() -> None:
     processes.install_signal_handlers()
     try:
         code = main()
-    except KeyboardInterrupt:  # a signal between main()'s handlers and here
+    except KeyboardInterrupt as exc:  # a signal outside main()'s handlers (building the parser)
         processes.stop()
-        code = 130
+        code = getattr(exc, "exit_status", 130)
+        print(f"gpuforge: {getattr(exc, 'message', 'interrupted')}", file=sys.stderr)
+    processes.ignore_signals()  # the run is over: a late signal changes nothing
     for stream in (sys.stdout, sys.stderr):
         try:
             if stream is not None:

@@ -55,6 +55,12 @@ def install_signal_handlers() -> None:
             signal.signal(getattr(signal, name), _on_signal)
 
 
+def ignore_signals() -> None:
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+
 @contextlib.contextmanager
 def signals_held() -> Iterator[None]:
     """SIGINT, SIGTERM and SIGHUP wait (blocked) until the block ends: for writes that

@@ -52,7 +52,18 @@ def _check_summary(check: dict[str, Any]) -> str:
     return check.get("reason") or "ok"
 
 
+NARROW = 60  # columns: below this the table's four columns fold into unreadable slivers
+
+
 def print_table(results: list[TargetResult], console: Console) -> None:
+    if console.width < NARROW:  # one line per target, then per check, wrapped as text
+        for r in results:
+            console.print(f"{r.name}: {r.status}" + (f": {r.reason}" if r.reason and not r.checks else ""),
+                          highlight=False, markup=False)
+            for c in r.checks + r.import_tests:
+                console.print(f"  {c.get('check') or c.get('name')}: {c['status']}", highlight=False,
+                              markup=False)
+        return
     table = Table(title="gpu_smoke")
     for column in ("target", "status", "check", "result"):
         table.add_column(column, overflow="fold")
