@@ -110,6 +110,15 @@ class Ran:
     def output(self) -> str:
         return self.out + self.err
 
+    def ends_in_one_line(self) -> bool:
+        """Its own progress lines, then gpuforge's one closing line (no traceback)."""
+        lines = [ln for ln in self.err.splitlines() if ln.strip()]
+        return (
+            bool(lines)
+            and lines[-1].startswith("gpuforge: ")
+            and sum(ln.startswith("gpuforge: ") for ln in lines) == 1
+        )
+
     def one_line(self) -> bool:
         """Exactly one line on stderr, and it is gpuforge's."""
         lines = [ln for ln in self.err.splitlines() if ln.strip()]

@@ -833,8 +833,8 @@ def test_cold_smoke_interrupted_then_rerun(tmp_path, record, target, moment, sig
         and ran.code == want
         and "DAMAGED" not in state
         and rerun.code == 0
-        and (signum == signal.SIGKILL or ran.one_line())
-        and "[{target}] fail" not in ran.err
+        and (signum == signal.SIGKILL or ran.ends_in_one_line())
+        and f"[{target}] fail" not in ran.err
     )
     record(
         "interruption",
@@ -993,7 +993,7 @@ def test_build_local_interrupted_then_rerun(tmp_path, record, signum):
     run.signal(signum)
     ran = run.wait(60)
     rerun = gpuforge(args, tmp_path / "runs", env=env, timeout=1200, cwd=ROOT)
-    ok = ran.code == EXIT[signum] and rerun.code == 0 and (signum == signal.SIGKILL or ran.one_line())
+    ok = ran.code == EXIT[signum] and rerun.code == 0 and (signum == signal.SIGKILL or ran.ends_in_one_line())
     record(
         "interruption",
         f"recipes build-local theano +{signum.name}->pid while making its prefix",
