@@ -272,7 +272,12 @@ def wine_env(python: str | Path, env: dict[str, str] | None) -> dict[str, str] |
     if not is_windows_python(python):
         return env
     env = dict(os.environ if env is None else env)
-    env["WINEPREFIX"] = str(wine_prefix(python, env))
+    prefix = wine_prefix(python, env)
+    try:
+        prefix.mkdir(parents=True, exist_ok=True)  # Wine makes a prefix only in a folder that exists
+    except OSError:
+        pass  # Wine then names the folder it cannot use
+    env["WINEPREFIX"] = str(prefix)
     env["WINEDEBUG"] = "-all"
     return env
 
@@ -473,7 +478,9 @@ def env_ready(root: Path, python: Path) -> bool:
     """Made to the end (the ready mark), with its interpreter and (a venv) its pyvenv.cfg."""
     if not ((root / READY_MARK).is_file() and python.is_file()):
         return False
-    return python.suffix == ".exe" or (root / "pyvenv.cfg").is_file() or \
+    if python.suffix == ".exe":  # the windows target: its own Wine prefix is its Windows home
+        return (root / "wineprefix").is_dir()
+    return (root / "pyvenv.cfg").is_file() or \
         not (root / "bin" / "activate").exists()  # a conda prefix has no pyvenv.cfg
 
 
