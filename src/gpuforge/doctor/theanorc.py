@@ -272,8 +272,9 @@ class _Migrator:
         if name == "global" and option in ("device", "init_gpu_device") and value.startswith("gpu"):
             new = "cuda" + value[len("gpu"):]
             line = e.text[0]
-            at = line.rindex(value)  # only the value changes: the line's spacing stays
-            e.value, e.text = new, [line[:at] + new + line[at + len(value):]]
+            at = line.rfind(value) if len(e.text) == 1 else -1
+            e.value = new  # only the value changes: the line's spacing stays
+            e.text = [line[:at] + new + line[at + len(value):]] if at >= 0 else [f"{e.key} = {new}"]
             self.notes.append(f"line {e.line}: {e.key} = {value} -> {new}: Theano 1.0 removed the "
                               "old CUDA backend (gpu*); cuda* is the gpuarray backend")
         elif name == "lib" and option == "cnmem":
