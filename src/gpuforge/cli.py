@@ -149,5 +149,10 @@ def guard_streams() -> None:
                 os.dup2(devnull, fd)
                 os.close(devnull)
             setattr(sys, name, open(fd, mode, encoding="utf-8", errors="replace", closefd=False))
+    for stream in (sys.stdout, sys.stderr):  # a non-ASCII path on an ASCII console (LC_ALL=C,
+        try:                                 # UTF-8 mode off) is escaped, not a crash
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError):
+            pass
     sys.stdout = ReaderGone(sys.stdout)  # type: ignore[assignment]
     sys.stderr = ReaderGone(sys.stderr)  # type: ignore[assignment]

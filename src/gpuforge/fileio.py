@@ -174,11 +174,15 @@ def _replace(path: Path, data: bytes, mode: int | None) -> None:
 def write_atomic(path: str | os.PathLike[str], text: str, backup: bool = True) -> Path | None:
     """Write ``text`` to ``path`` atomically; keep the old file as ``<name>.bak``.
 
+    A symbolic link stays: the file it points to is replaced (its backup beside it).
+
     Returns the backup's path, or None when nothing was replaced (a new file,
     or the same content). A failure (a full disk, a file size limit, no permission)
     is a GpuforgeError and leaves the old file untouched and no temporary file.
     """
     path = Path(path)
+    if path.is_symlink() and path.exists():  # a dotfile linked from a dotfiles folder stays linked:
+        path = Path(os.path.realpath(path))  # the file it points to is the one replaced
     data = text.encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

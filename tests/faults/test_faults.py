@@ -1005,3 +1005,51 @@ def test_build_local_interrupted_then_rerun(tmp_path, record, signum):
         ok=ok,
     )
     assert ok, (ran.err[-1000:], rerun.output[-3000:])
+
+
+def test_a_symlinked_theanorc_stays_a_link(tmp_path, record):
+    """A ~/.theanorc linked from a dotfiles folder: the dotfile is migrated, the link stays."""
+    home, dotfiles = tmp_path / "home", tmp_path / "dotfiles"
+    home.mkdir()
+    dotfiles.mkdir()
+    (dotfiles / "theanorc").write_text(USER_RC)
+    (home / ".theanorc").symlink_to(dotfiles / "theanorc")
+    ran = gpuforge(["theanorc", "migrate", "--yes"], tmp_path / "runs", env=env_with(HOME=str(home)))
+    ok = (
+        ran.code == 0
+        and (home / ".theanorc").is_symlink()
+        and "device = cuda" in (dotfiles / "theanorc").read_text()
+        and (dotfiles / "theanorc.bak").read_text() == USER_RC
+    )
+    record(
+        "surroundings",
+        "~/.theanorc a symlink into a dotfiles folder: migrate --yes",
+        exit=ran.code,
+        output=ran.output,
+        state="link kept, dotfile migrated, .bak beside it" if ok else "link replaced",
+        rerun="not needed",
+        seconds=ran.seconds,
+        ok=ok,
+    )
+    assert ok, ran
+
+
+def test_an_ascii_console_with_a_non_ascii_home(tmp_path, record):
+    """LC_ALL=C with UTF-8 mode and locale coercion off: stdout is ASCII; paths are escaped."""
+    home = tmp_path / "José Núñez"
+    home.mkdir()
+    (home / ".theanorc").write_text(USER_RC)
+    env = env_with(HOME=str(home), LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+    ran = gpuforge(["theanorc", "migrate", "--yes"], tmp_path / "runs", env=env)
+    ok = ran.code == 0 and "device = cuda" in (home / ".theanorc").read_text()
+    record(
+        "surroundings",
+        "LC_ALL=C, PYTHONUTF8=0, PYTHONCOERCECLOCALE=0, HOME 'José Núñez': migrate --yes",
+        exit=ran.code,
+        output=ran.output,
+        state="migrated" if ok else "not migrated",
+        rerun="not needed",
+        seconds=ran.seconds,
+        ok=ok,
+    )
+    assert ok, ran

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from gpuforge import processes
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import home
 
@@ -89,6 +90,7 @@ def _download(url: str, dest: Path, say: Callable[[str], None]) -> None:
         total = int(resp.headers.get("Content-Length") or 0)
         done, shown = 0, -1
         while chunk := resp.read(CHUNK):
+            processes.check_stop()  # an interrupted run stops between chunks
             out.write(chunk)
             done += len(chunk)
             if total and (pct := done * 100 // total) // 10 != shown:

@@ -209,6 +209,11 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
         return result
     try:
         return _check_env(tenv, result, settings, say, start, note)
+    except OSError as exc:  # its scratch files: a read-only or full cache
+        result.status = "fail"
+        result.reason = (f"{exc.filename or tenv.root}: {exc.strerror or exc} (a read-only or full cache? "
+                         "set GPUFORGE_CACHE to a writable folder)")
+        return result
     finally:
         tenv.release()
 
