@@ -320,9 +320,10 @@ def run_all(targets: list[Target], pythons: list[str], settings: Settings, say: 
         futures = [started[i] for i in range(len(targets))]
         futures += [pool.submit(run_python, p, settings, say_line) for p in pythons]
         results = [f.result() for f in futures]
-    except BaseException:  # Ctrl-C, SIGTERM: stop the running targets, start no other
+    except BaseException:  # Ctrl-C, SIGTERM, an error: stop the running targets, start no other
         processes.stop()
         pool.shutdown(wait=True, cancel_futures=True)
+        processes.STOPPING.clear()  # stopped: a later run in this process may start children
         raise
     pool.shutdown()
     ran = {r.name: r.seconds - r.env_seconds for r in results[:len(targets)] if r.status != "skip"}
