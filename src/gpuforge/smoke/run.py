@@ -21,7 +21,7 @@ from typing import Any
 from gpuforge import processes
 from gpuforge.doctor import catalog
 from gpuforge.errors import GpuforgeError
-from gpuforge.fileio import write_atomic
+from gpuforge.fileio import process_alive, write_atomic
 from gpuforge.recipes.sources import default_cache_dir
 from gpuforge.smoke.targets import (
     NEEDS,
@@ -224,15 +224,7 @@ def _check_env(tenv: TargetEnv, result: TargetResult, settings: Settings, say: C
     result.python, result.env_created, result.env_seconds = str(tenv.python), tenv.created, tenv.seconds
     if refuse_32bit(result, str(tenv.python)):
         return result
-    scratch = tenv.root / "scratch"
-    try:
-        if scratch.is_file() or scratch.is_symlink():
-            scratch.unlink()
-        scratch.mkdir(exist_ok=True)
-    except OSError as exc:
-        result.status = "fail"
-        result.reason = f"cannot make {scratch}: {exc.strerror} (a read-only cache? delete {tenv.root})"
-        return result
+    scratch = own_scratch(tenv.root / "scratch")
     say(f"[{target.name}] checks: {', '.join(CHECKS)}, and the import tests beside them"
         + (" (first run: Theano compiles its ops)" if tenv.created else ""))
     # beside the checks: each is mostly a process start (seconds under Wine), not CPU work
@@ -246,6 +238,20 @@ def _check_env(tenv: TargetEnv, result: TargetResult, settings: Settings, say: C
         result.reason += (f" (the environment was made by an earlier run: if it is damaged, "
                           f"`gpuforge smoke --target {target.name} --fresh` remakes it)")
     return result
+
+
+def own_scratch(folder: Path) -> Path:
+    """This run's scratch folder: runs at once on one environment each write their own
+    import-test files; the folders of runs that ended are removed."""
+    if folder.is_file() or folder.is_symlink():
+        folder.unlink()
+    for other in folder.glob("run-*"):
+        pid = other.name[len("run-"):]
+        if not pid.isdigit() or not process_alive(int(pid)):
+            shutil.rmtree(other, ignore_errors=True)
+    own = folder / f"run-{os.getpid()}"
+    own.mkdir(parents=True, exist_ok=True)
+    return own
 
 
 def conclude(result: TargetResult, start: float, note: str = "") -> TargetResult:
