@@ -949,7 +949,7 @@ def test_a_damaged_environment_is_remade_or_named(tmp_path, record, damage_kind)
         so.write_bytes(so.read_bytes()[:4096])
     ran = smoke("cpu", cache, tmp_path).wait(900)
     if damage_kind == "a numpy .so truncated":  # not detectable before use: named, --fresh remakes it
-        ok = ran.code == 1 and "--fresh` remakes it" in ran.out
+        ok = ran.code == 1 and "--fresh` remakes it" in ran.err and "--fresh` remakes it" in ran.out
         rerun = smoke("cpu", cache, tmp_path, "--fresh").wait(900)
         ok = ok and rerun.code == 0
         state = "named: --fresh remakes it"

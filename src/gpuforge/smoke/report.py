@@ -74,6 +74,7 @@ def print_table(results: list[TargetResult], console: Console) -> None:
         if not rows:
             rows = [("", "", r.reason)]
         rows += [(f"[bold]{f['id']}[/]", "", f"{f['title']}\nfix: {f['fix']}") for f in r.findings]
+        rows += [("hint", "", r.hint)] if r.hint else []
         for i, (check, status, summary) in enumerate(rows):
             table.add_row(r.name if i == 0 else "", f"[{style}]{r.status}[/]" if i == 0 else "",
                           f"{check} [{STYLE.get(status, '')}]{status}[/]" if status else check, summary,

@@ -56,6 +56,7 @@ class TargetResult:
     checks: list[dict[str, Any]] = field(default_factory=list)
     import_tests: list[dict[str, Any]] = field(default_factory=list)
     findings: list[dict[str, str]] = field(default_factory=list)
+    hint: str = ""  # what to try when a reused environment fails (it may be damaged)
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -235,8 +236,8 @@ def _check_env(tenv: TargetEnv, result: TargetResult, settings: Settings, say: C
         result.import_tests = imports.result()
     result = conclude(result, start, note)
     if result.status == "fail" and not tenv.created:
-        result.reason += (f" (the environment was made by an earlier run: if it is damaged, "
-                          f"`gpuforge smoke --target {target.name} --fresh` remakes it)")
+        result.hint = (f"{tenv.root} was made by an earlier run: if it is damaged, "
+                       f"`gpuforge smoke --target {target.name} --fresh` remakes it")
     return result
 
 
@@ -315,7 +316,8 @@ def run_all(targets: list[Target], pythons: list[str], settings: Settings, say: 
 
     def run_one(target: Target) -> TargetResult:
         result = run_target(target, settings, say_line)
-        say_line(f"[{target.name}] {result.status} ({result.seconds:.1f} s)")
+        say_line(f"[{target.name}] {result.status} ({result.seconds:.1f} s)"
+                 + (f"; {result.hint}" if result.hint else ""))
         return result
 
     path, last = _last_durations(settings)
