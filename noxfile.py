@@ -1,5 +1,5 @@
 """gpuforge's entry points: `nox -s gpu_smoke`, `nox -s tests`, `nox -s lint`,
-`nox -s build`, `nox -s lock`, `nox -s bench`, `nox -s fuzz`, `nox -s faults`."""
+`nox -s build`, `nox -s lock`, `nox -s bench`, `nox -s fuzz`, `nox -s mockgpu`, `nox -s faults`."""
 
 from __future__ import annotations
 
@@ -17,6 +17,18 @@ def tests(session: nox.Session) -> None:
     """Run the test suite (pytest); extra arguments go to pytest."""
     session.install("-e", ".[test]")
     session.run("pytest", *session.posargs)
+
+
+@nox.session
+def mockgpu(session: nox.Session) -> None:
+    """The mock GPU tier's long matrix (NOT a GPU: gpuforge's mock CUDA driver with NVIDIA's real
+    NVRTC 11.7 / 11.8 / 12.0 / 12.9 / 13.0 and ptxas): Theano per compute capability, every NVRTC,
+    Windows under Wine, the doctor's live Windows probes. `nox -s tests` runs the short tier.
+    Set GPUFORGE_LIBGPUARRAY_SOURCE to libgpuarray 0.7.6's source for the patched build's cases.
+    """
+    session.install("-e", ".[test]")
+    session.run("pytest", "-q", "tests/smoke/test_mockgpu.py", "tests/doctor/test_gpu_fit.py",
+                *session.posargs, env={"GPUFORGE_MOCKGPU_LONG": "1"})
 
 
 @nox.session

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every environment file of a platform (envs/*-linux64.yml or envs/*-win64.yml),
+# Every environment file of a platform (envs/*-linux64[-variant].yml or *-win64[-variant].yml),
 # created the way a user creates it, then proved with gpu_smoke inside it:
 #
 #   ci/smoke.sh linux-64            the env files as they are: their own channels

@@ -366,18 +366,21 @@ def test_build_stops_before_conda_when_the_matrix_drifted(repo):
 def test_smoke_lists_the_platforms_env_files_then_stops_at_conda(repo):
     (repo / "envs").mkdir()
     (repo / "envs" / "gpu-linux64.yml").write_text(ENV)
+    (repo / "envs" / "gpu-linux64-blackwell.yml").write_text(ENV)
     (repo / "envs" / "gpu-win64.yml").write_text(ENV.replace("linux64", "win64"))
+    (repo / "envs" / "gpu-win64-blackwell.yml").write_text(ENV.replace("linux64", "win64"))
     (repo / "channel").mkdir()
     proc = run_script("smoke.sh", "linux-64", root=repo)
     assert proc.returncode == 3, proc.stdout + proc.stderr
-    assert "    envs/gpu-linux64.yml" in proc.stdout and "gpu-win64" not in proc.stdout
+    assert "    envs/gpu-linux64-blackwell.yml\n    envs/gpu-linux64.yml\n" in proc.stdout
+    assert "gpu-win64" not in proc.stdout
     assert "creating the environments needs it" in proc.stderr
 
 
 def test_smoke_without_env_files_or_channel_says_so(repo):
     proc = run_script("smoke.sh", "win-64", root=repo)
     assert proc.returncode == 2
-    assert "no environment files for win-64 (envs/*-win64.yml)" in proc.stderr
+    assert "no environment files for win-64 (envs/*-win64[-<variant>].yml)" in proc.stderr
     (repo / "envs").mkdir()
     (repo / "envs" / "cpu-win64.yml").write_text(ENV)
     proc = run_script("smoke.sh", "win-64", "channel", root=repo)  # the local channel pass

@@ -79,7 +79,7 @@ def test_lock_refuses_env_files_that_fail_the_check(tmp_path):
 def local_channels(tmp_path: Path) -> tuple[Path, Mirrors]:
     """The official mirror pointed at local file:// channels holding the real win-64 records."""
     base = tmp_path / "channels"
-    env = load_env(ENVS / "gpu-win64.yml")
+    env = load_env(ENVS / "gpu-win64-legacy-cuda9.yml")
     records = load_records(ENVS / "records.yaml")
     for name in ("main", "r", "msys2"):  # not pytorch: that one cannot be reached
         write_channel(env, records, base / name)
@@ -92,9 +92,10 @@ def local_channels(tmp_path: Path) -> tuple[Path, Mirrors]:
 def test_lock_files_are_written_and_read_back(tmp_path, local_channels):
     base, mirrors = local_channels
     out = tmp_path / "locks"
-    written = lock_envs([load_env(ENVS / "gpu-win64.yml")], mirrors, "official", out)
-    assert sorted(p.name for p in written) == ["gpu-win64.explicit.txt", "gpu-win64.lock"]
-    lock = LockFile.from_path(out / "gpu-win64.lock")
+    written = lock_envs([load_env(ENVS / "gpu-win64-legacy-cuda9.yml")], mirrors, "official", out)
+    assert sorted(p.name for p in written) == ["gpu-win64-legacy-cuda9.explicit.txt",
+                                               "gpu-win64-legacy-cuda9.lock"]
+    lock = LockFile.from_path(out / "gpu-win64-legacy-cuda9.lock")
     env = lock.default_environment()
     [platform] = env.platforms()
     assert platform.name == "win-64"
@@ -104,7 +105,7 @@ def test_lock_files_are_written_and_read_back(tmp_path, local_channels):
     assert str(packages["pygpu"].url).startswith((base / "main").as_uri())
     assert [str(c).rstrip("/") for c in env.channels()] == [
         (base / n).as_uri() for n in ("main", "r", "msys2")]
-    explicit = (out / "gpu-win64.explicit.txt").read_text().splitlines()
+    explicit = (out / "gpu-win64-legacy-cuda9.explicit.txt").read_text().splitlines()
     assert explicit[1:3] == ["# platform: win-64", "@EXPLICIT"]
     assert len(explicit[3:]) == len(packages)
     assert all(line.startswith(base.as_uri()) for line in explicit[3:])
@@ -113,7 +114,7 @@ def test_lock_files_are_written_and_read_back(tmp_path, local_channels):
 def test_an_unreachable_channel_writes_nothing(tmp_path, local_channels):
     _, mirrors = local_channels
     out = tmp_path / "locks"
-    envs = [load_env(ENVS / "gpu-win64.yml"), load_env(ENVS / "pytorch04-win64.yml")]
+    envs = [load_env(ENVS / "gpu-win64-legacy-cuda9.yml"), load_env(ENVS / "pytorch04-win64.yml")]
     with pytest.raises(GpuforgeError, match=r"pytorch04-win64.yml: cannot reach the channels: "
                                             r".*pytorch.*Nothing was written"):
         lock_envs(envs, mirrors, "official", out)
@@ -122,11 +123,11 @@ def test_an_unreachable_channel_writes_nothing(tmp_path, local_channels):
 
 def test_lock_texts_match_the_solution(local_channels):
     base, _ = local_channels
-    env = load_env(ENVS / "gpu-win64.yml")
+    env = load_env(ENVS / "gpu-win64-legacy-cuda9.yml")
     url = (base / "main").as_uri()
     locked = solve_locked(env, {"defaults": [url]})
     texts = lock_texts(locked)
-    assert texts["gpu-win64.lock"].startswith("version: ")
+    assert texts["gpu-win64-legacy-cuda9.lock"].startswith("version: ")
     names = sorted(r.name.normalized for r in locked.records)
     assert [ln.rsplit("/", 1)[1].rsplit("-", 2)[0] for ln in
-            texts["gpu-win64.explicit.txt"].splitlines()[3:]] == names
+            texts["gpu-win64-legacy-cuda9.explicit.txt"].splitlines()[3:]] == names

@@ -37,7 +37,7 @@ def env_with(tmp_path: Path, name: str, *edits: tuple[str, str]):
 
 
 def test_local_channel_holds_the_real_records(tmp_path, records):
-    env = load_env(ENVS / "gpu-win64.yml")
+    env = load_env(ENVS / "gpu-win64-legacy-cuda9.yml")
     channel = write_channel(env, records, tmp_path / "channel")
     packages = json.loads((channel / "win-64" / "repodata.json").read_text())["packages"]
     assert json.loads((channel / "noarch" / "repodata.json").read_text())["packages"] == {}
@@ -61,7 +61,7 @@ def test_every_env_solves_on_real_records_only(name, records):
 
 
 def test_gpu_win64_solution(records):
-    env = load_env(ENVS / "gpu-win64.yml")
+    env = load_env(ENVS / "gpu-win64-legacy-cuda9.yml")
     solved = {p.name: (p.version, p.build, p.origin) for p in solve_offline(env, records)}
     assert solved["cudatoolkit"] == ("9.0", "1", "pkgs/main")
     assert solved["cudnn"] == ("7.1.4", "cuda9.0_0", "pkgs/main")
@@ -79,9 +79,9 @@ def test_a_package_the_table_lacks_is_a_named_stand_in(tmp_path, records):
 
 # A pin no real record satisfies together with the others (the pin checks bypassed).
 CONFLICTS = [
-    ("gpu-win64.yml", ("python=3.6 ", "python=3.7 "), "python 3.7"),  # no win-64 record of 3.7
-    ("gpu-win64.yml", ("cudatoolkit=9.0 ", "cudatoolkit=10.0 "), "cudatoolkit"),  # none recorded
-    ("gpu-win64.yml", ("cudnn=7.1[build=cuda9.0*]", "cudnn=7.1[build=cuda8.0*]"), "cudnn"),
+    ("gpu-win64-legacy-cuda9.yml", ("python=3.6 ", "python=3.7 "), "python 3.7"),  # no win-64 record of 3.7
+    ("gpu-win64-legacy-cuda9.yml", ("cudatoolkit=9.0 ", "cudatoolkit=10.0 "), "cudatoolkit"),  # none recorded
+    ("gpu-win64-legacy-cuda9.yml", ("cudnn=7.1[build=cuda9.0*]", "cudnn=7.1[build=cuda8.0*]"), "cudnn"),
     ("cpu-win64.yml", ("vc=14 ", "vc=15 "), "vc"),
     ("cpu-linux64.yml", ("pygpu=0.7.6", "pygpu=0.7.5"), "pygpu"),
     ("pytorch04-win64.yml", ("  - pip  #", "  - python=3.7  # twice\n  - pip  #"), "python"),
@@ -97,26 +97,27 @@ def test_a_conflicting_pin_does_not_solve(tmp_path, records, case):
 
 
 def test_a_driver_too_old_for_the_toolkit_does_not_solve(records):
-    env = load_env(ENVS / "gpu-win64.yml")
+    env = load_env(ENVS / "gpu-win64-legacy-cuda9.yml")
     assert solve_offline(env, records, cuda="9.0")
     with pytest.raises(SolverError, match=r"cudatoolkit 9.0 would constrain\n.*__cuda >=9.0"):
         solve_offline(env, records, cuda="8.0")
 
 
 def test_cli_solve_prints_the_solution_and_refuses_a_conflict():
-    proc = run_cli("envs", "solve", "envs/gpu-win64.yml")
+    proc = run_cli("envs", "solve", "envs/gpu-win64-legacy-cuda9.yml")
     assert proc.returncode == 0, proc.stderr
     assert "  pygpu                0.7.6      py36h452e1ab_0" in proc.stdout
-    assert proc.stdout.splitlines()[-2] == ("envs/gpu-win64.yml: 12 packages solve for win-64 on the "
+    assert proc.stdout.splitlines()[-2] == ("envs/gpu-win64-legacy-cuda9.yml: 12 packages solve for win-64 "
+                                            "on the "
                                             "real records of envs/records.yaml; no stand-ins")
     assert proc.stdout.splitlines()[-1] == ("  pip installs after the solve (not solved here): "
                                             "scipy==1.5.4, Theano==1.0.5, ../recipes/theano-gpu-config")
-    proc = run_cli("envs", "solve", "envs/gpu-win64.yml", "--cuda", "8.0")
+    proc = run_cli("envs", "solve", "envs/gpu-win64-legacy-cuda9.yml", "--cuda", "8.0")
     assert proc.returncode == 2
-    assert proc.stderr.startswith("gpuforge: error: envs/gpu-win64.yml: no solution (win-64, "
+    assert proc.stderr.startswith("gpuforge: error: envs/gpu-win64-legacy-cuda9.yml: no solution (win-64, "
                                   "__cuda=8.0): Cannot solve the request because of:")
     assert "cudatoolkit 9.0 would constrain __cuda >=9.0" in proc.stderr
-    proc = run_cli("envs", "solve", "envs/gpu-win64.yml", "--cuda", "new")
+    proc = run_cli("envs", "solve", "envs/gpu-win64-legacy-cuda9.yml", "--cuda", "new")
     assert proc.returncode == 2
     assert proc.stderr == ("gpuforge: error: --cuda 'new': expected a driver's CUDA version, "
                            "e.g. 12.0\n")

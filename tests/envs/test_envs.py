@@ -34,9 +34,10 @@ def line_of(path: Path, fragment: str) -> int:
     return next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if fragment in ln)
 
 
-def test_the_five_env_files_exist():
-    assert ENV_FILES == ["cpu-linux64.yml", "cpu-win64.yml", "gpu-linux64.yml", "gpu-win64.yml",
-                         "pytorch04-win64.yml"]
+def test_the_env_files_exist():
+    assert ENV_FILES == ["cpu-linux64.yml", "cpu-win64.yml", "gpu-linux64-blackwell.yml",
+                         "gpu-linux64-legacy-cuda10.yml", "gpu-linux64.yml", "gpu-win64-blackwell.yml",
+                         "gpu-win64-legacy-cuda9.yml", "gpu-win64.yml", "pytorch04-win64.yml"]
 
 
 def test_repository_envs_are_clean_and_solve_on_real_records():
@@ -69,12 +70,12 @@ def test_cli_check_prints_a_summary():
     proc = run_cli("envs", "check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.splitlines()[-1] == (
-        "envs check: 5 env files clean, every conda spec on a real record, 5 solved offline on "
+        "envs check: 9 env files clean, every conda spec on a real record, 9 solved offline on "
         "them (__cuda=12.0), 4 mirror files up to date")
 
 
 def test_headline_pins():
-    env = load_env(ENVS / "gpu-win64.yml")
+    env = load_env(ENVS / "gpu-win64-legacy-cuda9.yml")
     pins = {d.name: (d.channel, d.version, str(d.spec.build or "")) for d in env.conda_deps}
     assert pins["python"][1] == "3.6.*" and pins["vc"][1] == "14.*"
     assert pins["cudatoolkit"][1] == "9.0.*"
@@ -90,39 +91,42 @@ def test_headline_pins():
 
 # (file, old, new, line fragment, expected message fragment)
 PIN_CASES = [
-    ("gpu-win64.yml", "python=3.6 ", "python=3.5 ", "python=3.5", "is not in the recipes' matrix"),
-    ("gpu-win64.yml", "python=3.6 ", "python>=3.6 ", "python>=3.6", "admits several Pythons"),
-    ("gpu-win64.yml", "numpy>=1.16,<1.20", "numpy>=1.16,<1.25", "numpy>=1.16,<1.25",
+    ("gpu-win64-legacy-cuda9.yml", "python=3.6 ", "python=3.5 ", "python=3.5",
+     "is not in the recipes' matrix"),
+    ("gpu-win64-legacy-cuda9.yml", "python=3.6 ", "python>=3.6 ", "python>=3.6", "admits several Pythons"),
+    ("gpu-win64-legacy-cuda9.yml", "numpy>=1.16,<1.20", "numpy>=1.16,<1.25", "numpy>=1.16,<1.25",
      "pin numpy below 1.24"),
-    ("gpu-win64.yml", "numpy>=1.16,<1.20", "numpy>=1.16,<1.21", "numpy>=1.16,<1.21",
+    ("gpu-win64-legacy-cuda9.yml", "numpy>=1.16,<1.20", "numpy>=1.16,<1.21", "numpy>=1.16,<1.21",
      "admits 1.20, which has no builds for python 3.6"),
-    ("gpu-win64.yml", "numpy>=1.16,<1.20", "numpy>=1.14,<1.16", "numpy>=1.14",
+    ("gpu-win64-legacy-cuda9.yml", "numpy>=1.16,<1.20", "numpy>=1.14,<1.16", "numpy>=1.14",
      "excludes numpy 1.16, which pygpu for python 3.6 is built against"),
     ("cpu-win64.yml", "vc=14 ", "vc=15 ", "vc=15", "pin vc=14"),
     ("cpu-linux64.yml", "  - nose ", "  - vc=14  # no\n  - nose ", "vc=14",
      "vc is the Windows runtime pin"),
-    ("gpu-win64.yml", "cudatoolkit=9.0 ", "cudatoolkit=10.0 ", "cudatoolkit=10.0",
-     "cannot load CUDA >= 10's nvrtc64_100_0.dll"),
-    ("gpu-win64.yml", "cudatoolkit=9.0 ", "cudatoolkit>=9.0,<10 ", "cudatoolkit>=9.0",
-     "admits 9.2, outside the recipes' win-64 range >=8.0,<9.2"),
-    ("gpu-linux64.yml", "cudatoolkit=10.2 ", "cudatoolkit=11.0 ", "cudatoolkit=11.0",
-     "admits 11.0, outside the recipes' linux-64 range >=8.0,<11"),
-    ("gpu-win64.yml", "cudnn=7.1[build=cuda9.0*]", "cudnn=8.0[build=cuda9.0*]", "cudnn=8.0",
+    ("gpu-win64-legacy-cuda9.yml", "cudatoolkit=9.0 ", "cudatoolkit=10.0 ", "cudatoolkit=10.0",
+     "cannot load CUDA 10's nvrtc64_10x_0.dll"),
+    ("gpu-win64.yml", "cudatoolkit=11.8.0 ", "cudatoolkit>=11.8 ", "cudatoolkit>=11.8",
+     "admits 12, outside the recipes' win-64 range >=8.0,<12"),
+    ("gpu-linux64-legacy-cuda10.yml", "cudatoolkit=10.2 ", "cudatoolkit=12.0 ", "cudatoolkit=12.0",
+     "admits 12.0, outside the recipes' linux-64 range >=8.0,<12"),
+    ("gpu-win64-legacy-cuda9.yml", "cudnn=7.1[build=cuda9.0*]", "cudnn=8.0[build=cuda9.0*]", "cudnn=8.0",
      "Theano 1.0.5 loads cuDNN 5.1 to 7 only"),
-    ("gpu-win64.yml", "cudnn=7.1[build=cuda9.0*]", "cudnn=7.1[build=cuda8.0*]", "cudnn=7.1",
+    ("gpu-win64-legacy-cuda9.yml", "cudnn=7.1[build=cuda9.0*]", "cudnn=7.1[build=cuda8.0*]", "cudnn=7.1",
      "cudnn build cuda8.0* is for CUDA 8.0, but cudatoolkit is 9.0.*"),
-    ("gpu-win64.yml", "cudatoolkit=9.0 ", "cudatoolkit ", "cudatoolkit ", "pin cudatoolkit within"),
-    ("gpu-win64.yml", "pygpu=0.7.6", "pygpu=0.7.5", "pygpu=0.7.5",
+    ("gpu-win64-legacy-cuda9.yml", "cudatoolkit=9.0 ", "cudatoolkit ", "cudatoolkit ",
+     "pin cudatoolkit within"),
+    ("gpu-win64-legacy-cuda9.yml", "pygpu=0.7.6", "pygpu=0.7.5", "pygpu=0.7.5",
      "pygpu 0.7.5.* excludes 0.7.6, the version recipes/pygpu builds"),
-    ("gpu-linux64.yml", "libgpuarray=0.7.6", "libgpuarray>=0.7", "libgpuarray>=0.7",
+    ("gpu-linux64-legacy-cuda10.yml", "libgpuarray=0.7.6", "libgpuarray>=0.7", "libgpuarray>=0.7",
      "pin both to the same version"),
     ("cpu-linux64.yml", "Theano==1.0.5", "Theano==1.0.4", "Theano==1.0.4",
      "pip: Theano==1.0.4 excludes 1.0.5, the version recipes/theano builds"),
     ("cpu-win64.yml", "  - m2w64-toolchain", "  # - m2w64-toolchain", "dependencies:",
      "add m2w64-toolchain (conda-forge's theano does not bring it)"),
-    ("gpu-win64.yml", "      - ../recipes/theano-gpu-config", "      # - theano-gpu-config",
+    ("gpu-win64-legacy-cuda9.yml", "      - ../recipes/theano-gpu-config", "      # - theano-gpu-config",
      "dependencies:", "needs theano-gpu-config"),
-    ("gpu-linux64.yml", "  - nose  # theano.test() and theano-nose run on it", "  - nose", "- nose",
+    ("gpu-linux64-legacy-cuda10.yml", "  - nose  # theano.test() and theano-nose run on it", "  - nose",
+     "- nose",
      "every pin needs a comment saying why"),
     ("cpu-linux64.yml", "  - scipy  #", "  - scipy>=>1  #", "scipy>=>1",
      "is not a valid conda MatchSpec"),
@@ -141,18 +145,19 @@ PIN_CASES = [
     ("pytorch04-win64.yml", "  - pytorch  # the official", "  - conda-forge  # the official",
      "pytorch::pytorch", "list channel pytorch under channels: too"),
     # issue 10: the channel nobody publishes, by name or as a spec's channel
-    ("gpu-win64.yml", "  - defaults  #", "  - gpuforge  # ours\n  - defaults  #", "- gpuforge",
+    ("gpu-win64-legacy-cuda9.yml", "  - defaults  #", "  - gpuforge  # ours\n  - defaults  #", "- gpuforge",
      "channel 'gpuforge' is published nowhere"),
-    ("gpu-win64.yml", "  - pygpu=0.7.6", "  - gpuforge::pygpu=0.7.6", "gpuforge::pygpu",
+    ("gpu-win64-legacy-cuda9.yml", "  - pygpu=0.7.6", "  - gpuforge::pygpu=0.7.6", "gpuforge::pygpu",
      "pygpu: channel 'gpuforge' is published nowhere"),
     ("cpu-linux64.yml", "  - nodefaults  #", "  # nodefaults  #", "- defaults",
      "end channels: with `- nodefaults`"),
     # every conda spec on a real record
-    ("gpu-win64.yml", "cudnn=7.1[build=cuda9.0*]", "cudnn=7.3[build=cuda9.0*]", "cudnn=7.3",
+    ("gpu-win64-legacy-cuda9.yml", "cudnn=7.1[build=cuda9.0*]", "cudnn=7.3[build=cuda9.0*]", "cudnn=7.3",
      "no real record in"),
     ("cpu-linux64.yml", "gxx_linux-64=7.3.0", "gxx_linux-64=9.3.0", "gxx_linux-64=9.3.0",
      "gxx_linux-64=9.3.0: no real record in"),
-    ("gpu-linux64.yml", "      - ../recipes/theano-gpu-config", "      - ../recipes/nothing-here",
+    ("gpu-linux64-legacy-cuda10.yml", "      - ../recipes/theano-gpu-config",
+     "      - ../recipes/nothing-here",
      "nothing-here", "pip: ../recipes/nothing-here: no project there"),
     # the records exist one by one but not together: the solve says so
     ("cpu-linux64.yml", "  - nose  #", "  - pygpu[build=py36*]  # again\n  - nose  #", "pygpu=0.7.6",
@@ -172,7 +177,7 @@ def test_each_check_fires_on_a_broken_copy(tree, case):
 
 def test_a_32bit_env_file_is_refused(tree):
     path = tree / "envs" / "gpu-win32.yml"
-    (tree / "envs" / "gpu-win64.yml").rename(path)
+    (tree / "envs" / "gpu-win64-legacy-cuda9.yml").rename(path)
     result = check_all(tree / "envs", tree / "recipes", [path])
     assert [str(p) for p in result.problems] == [
         f"{path}:1: win-32 is a 32-bit platform: Theano's g++ and PyTorch need 64-bit Python "
@@ -180,22 +185,24 @@ def test_a_32bit_env_file_is_refused(tree):
 
 
 def test_broken_yaml_is_one_line_from_the_cli(tree):
-    path = edit(tree / "envs" / "gpu-win64.yml", "name: gpuforge-gpu", "name: gpuforge-gpu: x")
-    proc = run_cli("envs", "check", "envs/gpu-win64.yml", cwd=tree)
+    path = edit(tree / "envs" / "gpu-win64-legacy-cuda9.yml", "name: gpuforge-gpu", "name: gpuforge-gpu: x")
+    proc = run_cli("envs", "check", "envs/gpu-win64-legacy-cuda9.yml", cwd=tree)
     assert proc.returncode == 2  # bad input, not a finding
     assert "Traceback" not in proc.stdout + proc.stderr
-    assert proc.stderr == (f"gpuforge: error: envs/gpu-win64.yml:{line_of(path, 'name:')}: invalid YAML: "
+    assert proc.stderr == (f"gpuforge: error: envs/gpu-win64-legacy-cuda9.yml:{line_of(path, 'name:')}: "
+                           "invalid YAML: "
                            "mapping values are not allowed here\n")
 
 
 # The matrix moves, the env files stay: the check names the drift.
 MATRIX_DRIFT = [
-    ("  - 3.6\n", "", "gpu-win64.yml", "python=3.6", "python 3.6.* is not in the recipes' matrix"),
+    ("  - 3.6\n", "", "gpu-win64-legacy-cuda9.yml", "python=3.6",
+     "python 3.6.* is not in the recipes' matrix"),
     ("  - 1.16  # python 3.6\n", "  - 1.20  # python 3.6\n", "cpu-win64.yml", "numpy>=",
      "excludes numpy 1.20, which pygpu for python 3.6 is built against"),
-    ("  - '>=8.0,<9.2'  # [win]", "  - '>=8.0,<9.0'  # [win]", "gpu-win64.yml", "cudatoolkit=9.0",
+    ("  - '>=8.0,<12'\n", "  - '>=8.0,<9.0'\n", "gpu-win64-legacy-cuda9.yml", "cudatoolkit=9.0",
      "admits 9.0, outside the recipes' win-64 range >=8.0,<9.0"),
-    ("  - '>=5.1,<8'", "  - '>=5.1,<7.5'", "gpu-linux64.yml", "cudnn=7.6",
+    ("  - '>=5.1,<8'", "  - '>=5.1,<7.5'", "gpu-linux64-legacy-cuda10.yml", "cudnn=7.6",
      "admits 7.6, outside the recipes' linux-64 range >=5.1,<7.5"),
     ("  - 14  # [win]", "  - 15  # [win]", "pytorch04-win64.yml", "vc=14", "pin vc=15"),
 ]
@@ -225,7 +232,7 @@ def test_escapes_probes_every_named_version():
 @pytest.mark.slow
 def test_conda_runs_the_pip_section_in_the_env_files_folder(conda_tools, theano_python, tmp_path):
     """The real conda's installer for a `pip:` section (conda/env/installers/pip.py, what
-    `conda env create -f` runs) on gpu-linux64.yml's own pip entries, started from another
+    `conda env create -f` runs) on gpu-linux64-legacy-cuda10.yml's own pip entries, started from another
     folder: `../recipes/theano-gpu-config` resolves from the env file's folder, and the
     wheel puts the activation scripts in the prefix's etc/conda/activate.d."""
     import json
@@ -236,7 +243,7 @@ def test_conda_runs_the_pip_section_in_the_env_files_folder(conda_tools, theano_
     tree = tmp_path / "repo"  # pip builds in the project folder: not in this checkout
     shutil.copytree(ENVS, tree / "envs")
     shutil.copytree(RECIPES / "theano-gpu-config", tree / "recipes" / "theano-gpu-config")
-    env = load_env(tree / "envs" / "gpu-linux64.yml")
+    env = load_env(tree / "envs" / "gpu-linux64-legacy-cuda10.yml")
     specs = [d.text for d in env.pip_deps]
     assert specs == ["Theano==1.0.5", "../recipes/theano-gpu-config"]
     prefix = Path(theano_python).parent.parent  # a real prefix with python and Theano

@@ -33,10 +33,10 @@ def test_libgpuarray_toolchain_and_cuda_constraint(renders):
     linux = renders[("libgpuarray", "linux-64", None)].requirements
     assert win["build"] == ["vs2019_win-64", "cmake >=3.0,<4.0a0"]
     assert win["run"] == ["vc 14.*"]
-    assert win["run_constrained"] == ["cudatoolkit >=8.0,<9.2"]
+    assert win["run_constrained"] == ["cudatoolkit >=8.0,<12"]  # with patches/0003 (CUDA >= 10 names)
     assert linux["build"] == ["gcc_linux-64 7.3.0.*", "cmake >=3.0,<4.0a0", "make"]  # conda-build's spec form
     assert "run" not in linux
-    assert linux["run_constrained"] == ["cudatoolkit >=8.0,<11"]
+    assert linux["run_constrained"] == ["cudatoolkit >=8.0,<12"]
 
 
 @pytest.mark.parametrize(("python", "numpy"), [("3.6", "1.16"), ("3.8", "1.17"),

@@ -137,6 +137,7 @@ def test_build_installs_only_the_scripts(prefix):
 
 
 def test_activation_writes_the_environment_config_and_kernel_spec(prefix, tmp_path):
+    touch_cudnn(prefix / "include", "cudnn.h")  # cuDNN 7's header: its paths are named
     assert activate(prefix, tmp_path, **gxx_activation(prefix)).returncode == 0
     rc = configparser.ConfigParser()
     rc.read(prefix / "etc" / "theano" / "theanorc")
@@ -152,6 +153,28 @@ def test_activation_writes_the_environment_config_and_kernel_spec(prefix, tmp_pa
     before = (prefix / "etc" / "theano" / "theanorc").stat().st_mtime_ns
     assert activate(prefix, tmp_path, **gxx_activation(prefix)).returncode == 0
     assert (prefix / "etc" / "theano" / "theanorc").stat().st_mtime_ns == before  # unchanged
+
+
+def touch_cudnn(include: Path, *headers: str) -> None:
+    include.mkdir(parents=True, exist_ok=True)
+    for header in headers:
+        (include / header).write_text("/* cuDNN header stand-in: only its presence is looked at */\n")
+
+
+@pytest.mark.parametrize("headers, says", [
+    ((), "# No cuDNN in this environment, and Theano 1.0.5 can use only cuDNN 5.1 ... 7:"),
+    (("cudnn.h", "cudnn_version.h"), "# cuDNN 8 or newer in this environment (include/cudnn_version.h)"),
+])
+def test_activation_turns_cudnn_off_without_a_cudnn_theano_can_use(prefix, tmp_path, headers, says):
+    """The modern env files install no cuDNN (and cuDNN 8/9 break every Theano 1.0.5 conv,
+    Theano #6791): dnn.enabled = False, and the config file says why."""
+    touch_cudnn(prefix / "include", *headers)
+    assert activate(prefix, tmp_path, **gxx_activation(prefix)).returncode == 0
+    text = (prefix / "etc" / "theano" / "theanorc").read_text()
+    rc = configparser.ConfigParser()
+    rc.read_string(text)
+    assert dict(rc["dnn"]) == {"enabled": "False"}
+    assert says in text and "GpuCorrMM does the convolutions" in text
 
 
 # Where activation finds the compiler, in order: GXX's file name in the env, GXX itself,
@@ -277,7 +300,7 @@ def test_pip_installed_package_configures_real_theano(theano_python, wheel, thea
                           env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"cxx = {prefix}/bin/{GXX_NAME}" in proc.stdout
-    assert f"dnn.include_path = {prefix}/include" in proc.stdout
+    assert "dnn.enabled = False" in proc.stdout  # no cuDNN in that prefix
     assert "Theano uses this environment's settings" in proc.stdout
 
 
@@ -393,17 +416,20 @@ def test_bat_activation_scripts_statically():
         restore = f'@if defined _THEANO_GPU_CONFIG_{var} set "{var}=%_THEANO_GPU_CONFIG_{var}%"'
         assert restore in deactivate and f'@set "_THEANO_GPU_CONFIG_{var}="' in deactivate
     for temp in assigned - changed - {f"_THEANO_GPU_CONFIG_{v}" for v in changed}:
-        assert activate[-3:].count(f'@set "{temp}="') == 1, temp
+        assert activate[-4:].count(f'@set "{temp}="') == 1, temp
 
 
 def test_sh_and_bat_write_the_same_settings(prefix, tmp_path):
     """The .sh activation (run) and the .bat one (read) write the same sections, keys and
     values (paths aside). The Wine test below runs the .bat for real."""
-    def keys(text: str) -> list[tuple[str, str, str]]:
+    def keys(text: str, dnn: str = "7") -> list[tuple[str, str, str]]:
         out, section = [], None
         for line in text.splitlines():
-            line = re.sub(r'^@(if (not )?exist "[^"]+" )?(> *|>>)"%_THEANO_GPU_CONFIG_RC%" echo ?', "",
-                          line.strip())
+            branch = re.match(r'^@if (not )?"%_THEANO_GPU_CONFIG_DNN%"=="(\w+)" ', line.strip())
+            if branch and (branch.group(2) == dnn) == bool(branch.group(1)):
+                continue  # the bat's other cuDNN case
+            line = re.sub(r'^@(if (not )?exist "[^"]+" |if (not )?"%_THEANO_GPU_CONFIG_DNN%"=="\w+" )?'
+                          r'(> *|>>)"%_THEANO_GPU_CONFIG_RC%" echo ?', "", line.strip())
             line = line.rstrip('"')
             if m := re.fullmatch(r"\[(\w+)\]", line):
                 section = m.group(1)
@@ -413,8 +439,11 @@ def test_sh_and_bat_write_the_same_settings(prefix, tmp_path):
 
     assert activate(prefix, tmp_path, **gxx_activation(prefix)).returncode == 0
     sh = keys((prefix / "etc" / "theano" / "theanorc").read_text())
-    bat = keys(BAT_ACTIVATE.read_text())
-    assert sh == bat and len(sh) == 6
+    assert sh == keys(BAT_ACTIVATE.read_text(), dnn="none") and len(sh) == 4  # dnn.enabled = False
+    touch_cudnn(prefix / "include", "cudnn.h")
+    assert activate(prefix, tmp_path, **gxx_activation(prefix)).returncode == 0
+    sh = keys((prefix / "etc" / "theano" / "theanorc").read_text())
+    assert sh == keys(BAT_ACTIVATE.read_text(), dnn="7") and len(sh) == 6
 
 
 @pytest.fixture(scope="module")
@@ -481,6 +510,9 @@ def test_bat_activation_under_wine(wine, tmp_path, state):
     for key in ("THEANORC", "MKL_THREADING_LAYER", *SAVED):
         assert snaps["after"].get(key) == snaps["before"].get(key), key
     assert not [k for k in snaps["after"] if k.startswith("_THEANO_GPU_CONFIG_")]
+    rc = (prefix / "etc" / "theano" / "theanorc").read_text()  # no cuDNN in this prefix
+    assert "\n[dnn]\n# No cuDNN in this environment" in rc.replace("\r\n", "\n")
+    assert rc.replace("\r\n", "\n").endswith("\nenabled = False\n")
 
 
 @pytest.mark.slow
@@ -492,6 +524,7 @@ def test_bat_activation_under_wine_configures_real_theano(wine, tmp_path, theano
     gxx = prefix / "Library" / "mingw-w64" / "bin" / "g++.exe"
     gxx.parent.mkdir(parents=True)
     gxx.write_bytes(b"")  # m2w64-toolchain's file: only its presence is looked at
+    touch_cudnn(prefix / "Library" / "include", "cudnn.h")  # cuDNN 7: its paths
     run_bat_activation(wine, tmp_path, prefix, {})
     p = f"Z:{prefix}"  # the prefix as activate.bat writes it: forward slashes
     kernel = json.loads((prefix / "share/jupyter/kernels/theano-gpu/kernel.json").read_text())
@@ -574,7 +607,8 @@ def test_conda_build_without_a_channel_then_installed_by_py_rattler(conda_tools,
         [rattler.Channel(out.as_uri())], [rattler.Subdir("linux-64")], ["theano-gpu-config"],
         recursive=False))
     [record] = [r for per_channel in records for r in per_channel]
-    assert sorted(record.depends) == ["cudnn >=5.1,<8", "gxx_linux-64 7.3.0.*", "theano >=1.0.5,<1.1"]
+    assert sorted(record.depends) == ["gxx_linux-64 7.3.0.*", "theano >=1.0.5,<1.1"]
+    assert sorted(record.constrains) == ["cudatoolkit >=8.0,<12", "cudnn >=5.1,<8"]
     prefix = tmp_path / "prefix"
     asyncio.run(rattler.install([record], prefix, cache_dir=tmp_path / "pkgs", show_progress=False))
     for change in ("activate", "deactivate"):

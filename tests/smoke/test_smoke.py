@@ -200,7 +200,7 @@ def test_env_file_for_a_local_channel_takes_gpuforge_packages_from_it(tmp_path):
     deps = [d for d in data["dependencies"] if isinstance(d, str)]
     assert f"{channel.as_uri()}::theano=1.0.5" in deps
     assert not any(d.startswith("gpuforge::") for d in deps)
-    assert "cudatoolkit=9.0" in deps
+    assert "cudatoolkit=11.8.0" in deps
     for dep in deps:
         MatchSpec(dep)  # still valid conda specs
 

@@ -29,8 +29,6 @@ WORKFLOW = Path(".github/workflows/build.yml")
 # Hosted runner per platform. windows-2022 has VS 2022 with its newest toolset only:
 # ci/msvc.sh adds the v142 (14.29) toolset of the vs2019 compiler and loads it into the job.
 RUNNERS = {"linux-64": "ubuntu-24.04", "win-64": "windows-2022"}
-# envs/<name>-<suffix>.yml are a platform's environment files.
-ENV_SUFFIXES = {"linux-64": "linux64", "win-64": "win64"}
 # Where conda-build finds build, host and test requirements, after the local channel:
 # the toolchains (vs2019_win-64, gcc_linux-64 7.3.0) and m2w64-toolchain are
 # Anaconda's packages (main; msys2 for the m2w64 ones), not conda-forge's.
@@ -238,11 +236,14 @@ def build_args(root: Path, name: str, channel: Path) -> list[str]:
 
 
 def env_files(root: Path, platform: str) -> list[Path]:
-    """A platform's environment files, ``envs/*-<suffix>.yml`` (an error when there are none)."""
-    pattern = f"envs/*-{ENV_SUFFIXES[platform]}.yml"
-    found = sorted(Path(root).glob(pattern))
+    """A platform's environment files: envs/*.yml whose name says ``platform``
+    (``gpu-win64.yml``, ``gpu-win64-blackwell.yml``; an error when there are none)."""
+    from gpuforge.envs.envfile import env_platform
+
+    found = sorted(p for p in Path(root).glob("envs/*.yml") if env_platform(p)[0] == platform)
     if not found:
-        raise GpuforgeError(f"no environment files for {platform} ({pattern})", Path(root) / "envs")
+        raise GpuforgeError(f"no environment files for {platform} (envs/*-{platform.replace('-', '')}"
+                            "[-<variant>].yml)", Path(root) / "envs")
     return found
 
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuforge import processes
+from gpuforge.doctor import gpu_fit
 from gpuforge.doctor.catalog import Entry, Finding, diagnose, lookup
 from gpuforge.doctor.normalize import last_frames_of_cut_traceback
 from gpuforge.errors import GpuforgeError, InputError
@@ -165,6 +166,9 @@ def derive(facts: dict[str, Any]) -> dict[str, Any]:
             break
     shadows = lookup(facts, "cwd.shadows") or {}
     derived["shadow_other"] = [p for name, p in sorted(shadows.items()) if name != "torch"]
+    derived.update(gpu_fit.derive_gpu(facts))
+    derived["nvrtc_unfindable"] = gpu_fit.unfindable_nvrtc(facts)
+    derived["dnn_not_disabled"] = gpu_fit.dnn_not_disabled(facts)
     facts["derived"] = derived
     return derived
 
@@ -348,6 +352,18 @@ def summary(facts: dict[str, Any]) -> list[str]:
                                        else "not loadable") +
                  f"; nvidia-smi {smi.get('driver_version') or '-'}; nvcc {nvcc.get('release') or '-'}"
                  f"; cuDNN {cudnn.get('version') or ('found' if cudnn.get('library') else '-')}")
+    gpu = lookup(facts, "derived.gpu") or {}
+    nvrtc = lookup(facts, "cuda.nvrtc")
+    nvrtc = nvrtc if isinstance(nvrtc, dict) else {}
+    if gpu:
+        lines.append(f"gpu      {gpu.get('name') or '-'}: cc {gpu['cc']}, "
+                     f"driver CUDA {gpu.get('driver_cuda') or '-'}; NVRTC {nvrtc.get('version') or '-'} "
+                     f"({nvrtc.get('loaded') or 'not found'}"
+                     f"{', shim' if nvrtc.get('shim') else ''})")
+        if "can_compile" in gpu:
+            verdict = "can" if gpu["can_compile"] else "CANNOT"
+            lines.append(f"         {verdict} compile for it: {gpu['compile']}")
+        lines.append(f"         env file for this GPU and driver: {gpu['pick']}")
     cdir = facts.get("compiledir") or {}
     locks = cdir.get("locks") or []
     lines.append(f"compile  {(cdir.get('dirs') or [cdir.get('base')])[-1]}"

@@ -97,6 +97,26 @@ def cmd_envs_lock(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_envs_gpus(args: argparse.Namespace) -> int:
+    """The GPU env files (envs/gpu-envs.yaml), or the one that fits a GPU and driver."""
+    from gpuforge.envs.gpu_envs import can_compile, load, pick, table
+
+    entries = load(args.envs_dir / "gpu-envs.yaml")
+    if args.cc is None:
+        print(table(entries))
+        return 0
+    try:
+        choice = pick(args.platform, args.cc, args.driver_cuda, entries)
+    except ValueError as exc:
+        raise GpuforgeError(str(exc)) from None
+    if choice.entry is None:
+        print(f"no env file fits: {choice.reason}")
+        return 1
+    print(choice.reason)
+    print(can_compile(choice.entry, args.cc)[1])
+    return 0
+
+
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add `gpuforge envs` to the top-level parser."""
     envs_cmds = commands.add_parser(
@@ -127,3 +147,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     lock.add_argument("--mirror", default="official", help="mirror to solve on (default: official)")
     lock.add_argument("--output-dir", type=Path, help="default: envs/locks")
     lock.set_defaults(func=cmd_envs_lock)
+    gpus = envs_cmds.add_parser("gpus", help="which GPU env file for which GPU and driver "
+                                "(envs/gpu-envs.yaml)")
+    gpus.add_argument("--envs-dir", type=Path, default=Path("envs"), help="default: envs")
+    gpus.add_argument("--platform", choices=("linux-64", "win-64"), default="win-64")
+    gpus.add_argument("--cc", help="the GPU's compute capability, e.g. 8.6 (nvidia-smi "
+                      "--query-gpu=compute_cap --format=csv)")
+    gpus.add_argument("--driver-cuda", help="the CUDA version the driver reports (nvidia-smi), e.g. 12.6")
+    gpus.set_defaults(func=cmd_envs_gpus)

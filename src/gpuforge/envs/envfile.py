@@ -1,7 +1,8 @@
 """Environment files (envs/*.yml): load them and check every pin.
 
-An env file is conda's environment.yml named ``<flavor>-<win64|linux64>.yml`` (the
-name gives the platform). The checks: every dependency parses as a conda MatchSpec
+An env file is conda's environment.yml named ``<flavor>-<win64|linux64>[-<variant>].yml``
+(the name gives the platform; ``gpu-win64-blackwell.yml``, ``gpu-linux64-legacy-cuda10.yml``).
+The checks: every dependency parses as a conda MatchSpec
 (py-rattler) and carries a comment saying why; channels are names defined in
 envs/mirrors.yaml (https URLs come from there) that someone publishes (a record of
 envs/records.yaml comes from them), and every conda spec matches a real record there;
@@ -36,7 +37,7 @@ from gpuforge.recipes.variants import VariantConfig
 from gpuforge.yamlio import expect_dependencies, expect_mapping, item_line, key_line, load_yaml
 
 ENV_FILE_RE = re.compile(r"^(?P<flavor>[a-z0-9][a-z0-9.]*(?:-[a-z0-9.]+)*?)-(?P<os>win|linux)"
-                         r"(?P<bits>\d+)\.yml$")
+                         r"(?P<bits>\d+)(?P<variant>(?:-[a-z0-9.]+)*)\.yml$")
 ENV_KEYS = ("name", "channels", "dependencies", "variables")
 RECIPES_CHANNEL = "gpuforge"  # what `nox -s build` builds recipes/ into: published nowhere
 NO_DEFAULTS = "nodefaults"  # conda env create: use only the file's channels (not .condarc's)
@@ -115,7 +116,8 @@ def env_platform(path: Path) -> tuple[str, str | None]:
     """The platform a file name says (``gpu-win64.yml`` -> win-64), and a problem if any."""
     m = ENV_FILE_RE.match(path.name)
     if not m:
-        return "", "name env files <flavor>-win64.yml or <flavor>-linux64.yml (it names the platform)"
+        return "", ("name env files <flavor>-win64[-<variant>].yml or <flavor>-linux64[-<variant>].yml "
+                    "(it names the platform)")
     platform = f"{m.group('os')}-{m.group('bits')}"
     if m.group("bits") != "64":
         return platform, (f"{platform} is a 32-bit platform: Theano's g++ and PyTorch need 64-bit "
@@ -354,7 +356,7 @@ def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> None:
             if need not in names:
                 env.add(env.deps_line, f"win-64: Theano compiles with m2w64's g++: add {need} "
                                        "(conda-forge's theano does not bring it)")
-    if "theano" in names and "cudatoolkit" in names and "theano-gpu-config" not in names:
+    if "theano" in names and names & {"cudatoolkit", "cuda-nvrtc"} and "theano-gpu-config" not in names:
         env.add(env.deps_line, "a CUDA env with Theano needs theano-gpu-config (cxx, cuDNN paths, "
                                "device=cuda without editing .theanorc): `- ../recipes/theano-gpu-config` "
                                "under pip:")
@@ -376,9 +378,10 @@ def _check_records(env: EnvFile, records: Records) -> None:
 def _check_cuda(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
     toolkit, cudnn = env.get("cudatoolkit"), env.get("cudnn")
     facts = {  # FACTS.md: what libgpuarray 0.7.6 and Theano 1.0.5 can load
-        "cudatoolkit": ((WIN_CUDA_UNLOADABLE,) if env.platform.startswith("win") else (),
-                        "win-64: libgpuarray 0.7.6 cannot load CUDA >= 10's nvrtc64_100_0.dll: "
-                        "pin cudatoolkit <=9.1"),
+        "cudatoolkit": (WIN_CUDA_UNLOADABLE if env.platform.startswith("win") else (),
+                        "win-64: libgpuarray 0.7.6 cannot load CUDA 10's nvrtc64_10x_0.dll, and "
+                        "theano-gpu-config's nvrtc64_91.dll shim loads CUDA >= 11's: pin "
+                        "cudatoolkit <=9.1 or >=11.2"),
         "cudnn": (CUDNN_UNLOADABLE, "Theano 1.0.5 loads cuDNN 5.1 to 7 only"),
     }
     for dep, key in ((toolkit, "cudatoolkit"), (cudnn, "cudnn")):

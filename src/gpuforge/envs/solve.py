@@ -35,6 +35,8 @@ from gpuforge.errors import GpuforgeError
 DEFAULT_CUDA_DRIVER = "12.0"  # a current driver: it runs every older CUDA toolkit
 CHANNEL_PREFIX_RE = re.compile(r"^[^\s:]+::")
 CUDA_VERSION_RE = re.compile(r"^\d+\.\d+$")
+# What makes an env a CUDA env: cudatoolkit (CUDA <= 11.8) or CUDA 12's split packages.
+CUDA_PACKAGES = ("cudatoolkit", "cudnn", "cuda-version", "cuda-nvrtc", "libcublas")
 
 
 @dataclass(frozen=True)
@@ -127,10 +129,10 @@ def solver_message(exc: BaseException, keep: int = 1) -> str:
 def solve_offline(env: EnvFile, records: Records, cuda: str | None = None) -> list[SolvedPackage]:
     """Solve the env's conda specs against the real records; SolverError when they conflict.
 
-    CUDA envs (cudatoolkit or cudnn) get ``__cuda`` = ``cuda`` (default: DEFAULT_CUDA_DRIVER).
+    CUDA envs (CUDA_PACKAGES) get ``__cuda`` = ``cuda`` (default: DEFAULT_CUDA_DRIVER).
     """
     cuda = cuda or DEFAULT_CUDA_DRIVER
-    wants_cuda = cuda if any(d.name in ("cudatoolkit", "cudnn") for d in env.conda_deps) else None
+    wants_cuda = cuda if any(d.name in CUDA_PACKAGES for d in env.conda_deps) else None
     channel_of = {(r.name, r.version, r.build or UNRECORDED_BUILD): r.channel for r in records.records}
     with tempfile.TemporaryDirectory(prefix="gpuforge-solve-") as tmp:
         channel = write_channel(env, records, Path(tmp) / "channel")

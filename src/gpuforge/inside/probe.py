@@ -333,6 +333,8 @@ def include_dirs(cxx):
 # --- CUDA ---------------------------------------------------------------------
 
 def cuda_driver():
+    """The driver's CUDA version (cuDriverGetVersion) and each GPU's compute capability
+    (cuDeviceGetAttribute 75/76, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR/MINOR of cuda.h)."""
     import ctypes
     names = ["nvcuda.dll"] if WIN else ["libcuda.so.1", "libcuda.so"]
     if sys.platform == "darwin":
@@ -347,10 +349,91 @@ def cuda_driver():
         version = ctypes.c_int(0)
         init = lib.cuInit(0)
         rc = lib.cuDriverGetVersion(ctypes.byref(version))
-        return {"loaded": name, "cuInit": init,
+        info = {"loaded": name, "cuInit": init,
                 "version": "%d.%d" % (version.value // 1000, version.value % 1000 // 10) if rc == 0
-                else None}
+                else None, "devices": []}
+        count = ctypes.c_int(0)
+        if init == 0 and lib.cuDeviceGetCount(ctypes.byref(count)) == 0:
+            for ordinal in range(min(count.value, 16)):
+                dev, major, minor = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
+                buf = ctypes.create_string_buffer(256)
+                if lib.cuDeviceGet(ctypes.byref(dev), ordinal) != 0:
+                    continue
+                lib.cuDeviceGetAttribute(ctypes.byref(major), 75, dev)
+                lib.cuDeviceGetAttribute(ctypes.byref(minor), 76, dev)
+                lib.cuDeviceGetName(buf, 256, dev)
+                info["devices"].append({"name": buf.value.decode("utf-8", "replace"),
+                                        "cc": "%d.%d" % (major.value, minor.value)})
+        return info
     return {"loaded": None, "errors": errors}
+
+
+# NVRTC as libgpuarray 0.7.6 loads it (src/loaders/libnvrtc.c, src/gpuarray_buffer_cuda.c:172-188):
+# Linux dlopen("libnvrtc.so"); Windows nvrtc64_<driver major><minor>.dll, then these
+GPUARRAY_NVRTC_FALLBACK = ((9, 1), (9, 0), (8, 0), (7, 5), (7, 0))
+MODERN_NVRTC_DLLS = ("nvrtc64_130_0.dll", "nvrtc64_120_0.dll", "nvrtc64_112_0.dll", "nvrtc64_111_0.dll",
+                     "nvrtc64_110_0.dll", "nvrtc64_102_0.dll", "nvrtc64_101_0.dll", "nvrtc64_100_0.dll")
+
+
+def library_dirs():
+    """Where this environment's DLLs / shared libraries are (Windows: then PATH)."""
+    if WIN:
+        dirs = [os.path.join(sys.prefix, "Library", "bin"), sys.prefix]
+        return dirs + [d for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+    return [os.path.join(sys.prefix, "lib")] + \
+        [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep) if d]
+
+
+def find_file(name):
+    for folder in library_dirs():
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def nvrtc_facts(driver_version):
+    """The NVRTC libgpuarray 0.7.6 would load here: its version, the archs it accepts
+    (nvrtcGetSupportedArchs, NVRTC >= 11.2) and whether it is theano-gpu-config's
+    arch-rewriting shim (it exports gpuforge_nvrtc_shim_clamp)."""
+    import ctypes
+    if WIN:
+        names = []
+        if driver_version:
+            major, minor = [int(x) for x in driver_version.split(".")[:2]]
+            names.append("nvrtc64_%d%d.dll" % (major, minor))
+            names += ["nvrtc64_%d%d.dll" % v for v in GPUARRAY_NVRTC_FALLBACK if v < (major, minor)]
+        else:
+            names += ["nvrtc64_%d%d.dll" % v for v in GPUARRAY_NVRTC_FALLBACK]
+        candidates = [(n, find_file(n)) for n in names]
+    else:
+        names = ["libnvrtc.so"]
+        candidates = [("libnvrtc.so", find_file("libnvrtc.so") or "libnvrtc.so")]
+    info = {"tried": names, "loaded": None}
+    present = [n for n in MODERN_NVRTC_DLLS if find_file(n)] if WIN else \
+        sorted(set(f for d in library_dirs() if os.path.isdir(d) for f in os.listdir(d)
+                   if re.match(r"^libnvrtc\.so\.\d+(\.\d+)?$", f)))
+    info["present"] = present
+    for name, path in candidates:
+        if not path:
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as exc:
+            info.setdefault("errors", []).append("%s: %s" % (name, exc))
+            continue
+        info["loaded"], info["path"] = name, path
+        major, minor = ctypes.c_int(0), ctypes.c_int(0)
+        if lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)) == 0:
+            info["version"] = "%d.%d" % (major.value, minor.value)
+        count = ctypes.c_int(0)
+        if hasattr(lib, "nvrtcGetSupportedArchs") and lib.nvrtcGetNumSupportedArchs(ctypes.byref(count)) == 0:
+            archs = (ctypes.c_int * max(count.value, 1))()
+            lib.nvrtcGetSupportedArchs(archs)
+            info["archs"] = list(archs)[:count.value]
+        info["shim"] = hasattr(lib, "gpuforge_nvrtc_shim_clamp")
+        break
+    return info
 
 
 def nvidia_smi():
@@ -363,6 +446,13 @@ def nvidia_smi():
     info["driver_version"] = m.group(1) if m else None
     m = re.search(r"CUDA Version:\s*([\d.]+)", out)
     info["cuda_version"] = m.group(1) if m else None
+    # compute_cap: a query field of nvidia-smi since driver 510 (`nvidia-smi --help-query-gpu`)
+    code, out = run([paths[0], "--query-gpu=name,compute_cap", "--format=csv,noheader"], timeout=20)
+    info["gpus"] = []
+    for line in out.strip().splitlines() if code == 0 else []:
+        name, _, cc = line.rpartition(",")
+        if re.match(r"^\s*\d+\.\d+\s*$", cc):
+            info["gpus"].append({"name": name.strip(), "cc": cc.strip()})
     return info
 
 
@@ -712,6 +802,8 @@ def probe(self_cmd, timeout):
     facts["conda_pkgs"] = safe(conda_pkgs_facts)
     facts["cuda"] = {"driver": safe(cuda_driver), "nvidia_smi": safe(nvidia_smi),
                      "nvcc": safe(nvcc_facts, config), "cudnn": safe(cudnn_facts, config)}
+    driver_version = facts["cuda"]["driver"].get("version") or facts["cuda"]["nvidia_smi"].get("cuda_version")
+    facts["cuda"]["nvrtc"] = safe(nvrtc_facts, driver_version)
     shadows = facts["cwd"].get("shadows", {}) if isinstance(facts["cwd"], dict) else {}
     facts["imports"] = safe(import_facts, self_cmd, skip, max(0.1, timeout - (time.time() - start)),
                             shadows)

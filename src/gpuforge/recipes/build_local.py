@@ -34,7 +34,7 @@ from rattler import Version, VersionSpec
 from gpuforge import processes
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.render import Rendered, find_recipes, render_variants
-from gpuforge.recipes.sources import Source, fetch, unpack
+from gpuforge.recipes.sources import Source, apply_patches, fetch, unpack
 from gpuforge.smoke.targets import Interpreter, remove_tree
 from gpuforge.recipes.variants import load_config
 
@@ -176,7 +176,9 @@ class BuildLocal:
             tarball = self.source_path
         else:
             raise GpuforgeError("no such file or directory", self.source_path)
-        return unpack(tarball, self.work / "src")
+        tree = unpack(tarball, self.work / "src")
+        apply_patches(tree, self.recipe.path, [str(p) for p in src.get("patches") or []], say=self.say)
+        return tree
 
     def _ensure_prefix(self) -> Path:
         python = self.prefix / "bin" / "python"

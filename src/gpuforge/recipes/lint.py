@@ -37,7 +37,11 @@ SECTION_ORDER = ("package", "source", "build", "requirements", "test", "app", "o
 SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
 LEADING_REDIRECT_RE = re.compile(r'^\d?>>?\s*("[^"]*"|\S+)\s*')
 # Windows-only facts the recipes must respect (FACTS.md, libgpuarray's loader, Theano's dnn.py).
-WIN_CUDA_UNLOADABLE = "10.0"  # nvrtc64_100_0.dll: libgpuarray 0.7.6 never finds it
+# nvrtc64_100_0.dll ... nvrtc64_102_0.dll: unpatched libgpuarray 0.7.6 never finds them, and
+# theano-gpu-config's nvrtc64_91.dll shim loads CUDA >= 11's (nvrtc64_110_0.dll and newer).
+WIN_CUDA_UNLOADABLE = ("10.0", "10.1", "10.2")
+# recipes/libgpuarray's patch that teaches 0.7.6 the CUDA >= 10 library names (both platforms).
+CUDA_NAMES_PATCH = "0003-cuda-10-library-names.patch"
 CUDNN_UNLOADABLE = ("5.0", "8.0")  # Theano 1.0.5 refuses < 5000 and knows no cudnn64_8.dll
 THEANO_WIN_TOOLCHAIN = ("m2w64-toolchain", "libpython", "mkl-service")
 LAST_PYTHON_WITH_DISTUTILS = "3.11"
@@ -215,13 +219,14 @@ def lint_cross(rendered: list[Rendered], configs: dict[str, VariantConfig], out:
         _lint_theano_gpu_config(r, versions, by_name.get("theano", []), configs[r.platform], out)
     for r in by_name.get("libgpuarray", []):
         found = _requirement(r, "run_constrained", "cudatoolkit")
-        if r.platform == "win-64":
+        patches = (r.doc.get("source") or {}).get("patches") or []
+        if r.platform == "win-64" and CUDA_NAMES_PATCH not in [str(p).split("/")[-1] for p in patches]:
             spec = _spec(found[0]) if found else None
-            if spec is None or spec.version is None or VersionSpec(str(spec.version)).matches(
-                    Version(WIN_CUDA_UNLOADABLE)):
+            if spec is None or spec.version is None or any(
+                    VersionSpec(str(spec.version)).matches(Version(v)) for v in WIN_CUDA_UNLOADABLE):
                 out.add(r.recipe.meta_path, found[1] if found else None,
-                        "win-64: libgpuarray 0.7.6 cannot load CUDA >= 10's nvrtc64_100_0.dll; "
-                        "run_constrained needs `cudatoolkit <9.2`")
+                        "win-64: libgpuarray 0.7.6 cannot load CUDA 10's nvrtc64_10x_0.dll; "
+                        f"run_constrained needs `cudatoolkit <9.2`, or apply {CUDA_NAMES_PATCH}")
 
 
 def _lint_theano(r: Rendered, versions: dict[str, str], config: VariantConfig, out: _Collector
@@ -277,7 +282,7 @@ def _lint_theano_gpu_config(r: Rendered, versions: dict[str, str], theanos: list
             str(spec.version)).matches(version)):
         out.add(path, theano[1] if theano else None,
                 f"theano-gpu-config's theano range must admit theano {versions['theano']}")
-    for section, name in (("run", "cudnn"), ("run_constrained", "cudatoolkit")):
+    for section, name in (("run_constrained", "cudnn"), ("run_constrained", "cudatoolkit")):
         found = _requirement(r, section, name)
         want = f"{name} {config.values[name][0]}" if name in config.values else None
         if want and (found is None or found[0] != want):

@@ -138,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also run REF's code (a git commit of this repository) on the Linux targets "
                              "and report ratios")
     args = parser.parse_args(argv)
-    names = args.target or [t.name for t in LOCAL_TARGETS if not missing_needs(t)]
+    # mockgpu proves compiling against a mock driver, not performance: not benched
+    names = args.target or [t.name for t in LOCAL_TARGETS if not missing_needs(t) and t.name != "mockgpu"]
     linux = [n for n in names if n != "windows"]
     # what is timed: every target (the windows goal), and the Linux ones alone (their goal, and
     # what an earlier layout, which had no windows target, can be compared on)

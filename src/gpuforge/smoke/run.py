@@ -191,6 +191,8 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
     if missing:
         result.reason = "; ".join(missing)
         return result
+    if target.python == "mockgpu":
+        return run_mockgpu(target, settings, say, result, start)
     note = ""
     if target.env_file and target.require_cuda and not NEEDS["nvidia-driver"][0]():
         # a GPU env file on a GPU-less machine (hosted CI): still make it and prove
@@ -253,6 +255,17 @@ def own_scratch(folder: Path) -> Path:
     own = folder / f"run-{os.getpid()}"
     own.mkdir(parents=True, exist_ok=True)
     return own
+
+
+def run_mockgpu(target: Target, settings: Settings, say: Callable[[str], None], result: TargetResult,
+                start: float) -> TargetResult:
+    """The mock GPU tier's cases as checks (smoke/mockgpu): no GPU runs, and the report says so."""
+    from gpuforge.smoke.mockgpu.cases import NOT_A_GPU, run_tier
+
+    work = Path(settings.cache_dir or default_cache_dir()) / "targets" / "mockgpu-work"
+    say(f"[{target.name}] cases against the mock driver ({NOT_A_GPU})")
+    result.checks = run_tier(work, settings.cache_dir, say=lambda m: say(f"[{target.name}]   {m}"))
+    return conclude(result, start, NOT_A_GPU)
 
 
 def conclude(result: TargetResult, start: float, note: str = "") -> TargetResult:

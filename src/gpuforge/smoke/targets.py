@@ -140,6 +140,15 @@ WINDOWS = Target(
     # exp() loop keeps the warm run short and still shows where exp() ran.
     iters=100,
 )
+# Not a GPU: gpuforge's mock CUDA driver with NVIDIA's real NVRTC and ptxas (smoke/mockgpu).
+MOCKGPU = Target(
+    name="mockgpu",
+    description="NOT a GPU: Debian's libgpuarray 0.7.6, the shims and Theano's kernel compile path "
+                "against a mock CUDA driver with NVIDIA's NVRTC; PTX assembled by ptxas",
+    python="mockgpu",
+    device="cuda0",
+    needs=("system-pygpu", "g++", "wine64"),
+)
 LOCAL_TARGETS = (
     CPU,
     OPENCL,
@@ -165,6 +174,7 @@ LOCAL_TARGETS = (
         require_cuda=True,
     ),
     WINDOWS,
+    MOCKGPU,
 )
 
 
@@ -359,13 +369,14 @@ def host_platform() -> str:
 
 
 def conda_targets(envs_dir: Path) -> list[Target]:
-    """One target per env file of the host's platform (``envs/*-linux64.yml``)."""
-    suffix = host_platform().replace("-", "")
+    """One target per env file of the host's platform (``envs/*-linux64[-<variant>].yml``)."""
+    from gpuforge.envs.envfile import env_platform
+
     return [
         Target(name=f"env:{path.stem}", description=f"conda env from {path.as_posix()}",
                python="conda", device="cuda" if path.stem.startswith("gpu") else "cpu",
                needs=("conda",), env_file=str(path), require_cuda=path.stem.startswith("gpu"))
-        for path in sorted(Path(envs_dir).glob(f"*-{suffix}.yml"))
+        for path in sorted(Path(envs_dir).glob("*.yml")) if env_platform(path)[0] == host_platform()
     ]
 
 

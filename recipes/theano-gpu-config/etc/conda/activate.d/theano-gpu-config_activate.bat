@@ -3,7 +3,9 @@
 @rem file, %CONDA_PREFIX%\etc\theano\theanorc, from what the environment has now:
 @rem cxx = the m2w64-toolchain g++ of this environment (Library\mingw-w64\bin\g++.exe,
 @rem not a g++ found earlier on PATH), the cudnn package's folders as [dnn]
-@rem include_path/library_path/bin_path, device=cuda, floatX=float32; and a
+@rem include_path/library_path/bin_path when it is cuDNN 5.1 ... 7 (cudnn.h without
+@rem cudnn_version.h), else [dnn] enabled = False with the reason (cuDNN 8+ lacks functions
+@rem Theano 1.0.5 calls, Theano #6791; GpuCorrMM does the convolutions), device=cuda, floatX=float32; and a
 @rem Jupyter kernel spec with the same settings. Then THEANORC gets that file last,
 @rem so its values win over ~/.theanorc (THEANO_FLAGS still wins over both), and
 @rem MKL_THREADING_LAYER=GNU as Theano asks. deactivate.d restores both.
@@ -23,10 +25,18 @@
 @>>"%_THEANO_GPU_CONFIG_RC%" echo floatX = float32
 @>>"%_THEANO_GPU_CONFIG_RC%" echo.
 @>>"%_THEANO_GPU_CONFIG_RC%" echo [dnn]
-@>>"%_THEANO_GPU_CONFIG_RC%" echo # The cudnn package's header and library.
-@>>"%_THEANO_GPU_CONFIG_RC%" echo include_path = %_THEANO_GPU_CONFIG_P%/Library/include
-@>>"%_THEANO_GPU_CONFIG_RC%" echo library_path = %_THEANO_GPU_CONFIG_P%/Library/lib
-@>>"%_THEANO_GPU_CONFIG_RC%" echo bin_path = %_THEANO_GPU_CONFIG_P%/Library/bin
+@set "_THEANO_GPU_CONFIG_DNN=none"
+@if exist "%CONDA_PREFIX%\Library\include\cudnn.h" set "_THEANO_GPU_CONFIG_DNN=7"
+@if exist "%CONDA_PREFIX%\Library\include\cudnn_version.h" set "_THEANO_GPU_CONFIG_DNN=8"
+@if "%_THEANO_GPU_CONFIG_DNN%"=="8" >>"%_THEANO_GPU_CONFIG_RC%" echo # cuDNN 8 or newer in this environment (include/cudnn_version.h): Theano 1.0.5
+@if "%_THEANO_GPU_CONFIG_DNN%"=="8" >>"%_THEANO_GPU_CONFIG_RC%" echo # calls functions it removed (Theano #6791), so cuDNN is off; GpuCorrMM does the convolutions.
+@if "%_THEANO_GPU_CONFIG_DNN%"=="7" >>"%_THEANO_GPU_CONFIG_RC%" echo # The cudnn package's header and library (cuDNN 7 or older).
+@if "%_THEANO_GPU_CONFIG_DNN%"=="7" >>"%_THEANO_GPU_CONFIG_RC%" echo include_path = %_THEANO_GPU_CONFIG_P%/Library/include
+@if "%_THEANO_GPU_CONFIG_DNN%"=="7" >>"%_THEANO_GPU_CONFIG_RC%" echo library_path = %_THEANO_GPU_CONFIG_P%/Library/lib
+@if "%_THEANO_GPU_CONFIG_DNN%"=="7" >>"%_THEANO_GPU_CONFIG_RC%" echo bin_path = %_THEANO_GPU_CONFIG_P%/Library/bin
+@if "%_THEANO_GPU_CONFIG_DNN%"=="none" >>"%_THEANO_GPU_CONFIG_RC%" echo # No cuDNN in this environment, and Theano 1.0.5 can use only cuDNN 5.1 ... 7:
+@if "%_THEANO_GPU_CONFIG_DNN%"=="none" >>"%_THEANO_GPU_CONFIG_RC%" echo # cuDNN is off (not even a system one), GpuCorrMM does the convolutions.
+@if not "%_THEANO_GPU_CONFIG_DNN%"=="7" >>"%_THEANO_GPU_CONFIG_RC%" echo enabled = False
 @rem Kernels started by Jupyter get no activation: the spec carries the settings.
 @set "_THEANO_GPU_CONFIG_KERNEL=%CONDA_PREFIX%\share\jupyter\kernels\theano-gpu\kernel.json"
 @if not exist "%CONDA_PREFIX%\share\jupyter\kernels\theano-gpu" mkdir "%CONDA_PREFIX%\share\jupyter\kernels\theano-gpu"
@@ -46,6 +56,7 @@
 @set "THEANORC=%THEANORC%;%_THEANO_GPU_CONFIG_RC%"
 @if defined MKL_THREADING_LAYER set "_THEANO_GPU_CONFIG_MKL_THREADING_LAYER=%MKL_THREADING_LAYER%"
 @set "MKL_THREADING_LAYER=GNU"
+@set "_THEANO_GPU_CONFIG_DNN="
 @set "_THEANO_GPU_CONFIG_P="
 @set "_THEANO_GPU_CONFIG_RC="
 @set "_THEANO_GPU_CONFIG_KERNEL="

@@ -5,7 +5,11 @@
 #   cxx     the environment's g++: $GXX of its compiler package (gxx_linux-64's
 #           activate-gxx_linux-64.sh runs before this file: conda runs activate.d
 #           in sorted order), else $CONDA_PREFIX/bin/g++; none: Theano's own choice
-#   [dnn]   include_path/library_path/bin_path: the cudnn package's folders
+#   [dnn]   cuDNN 5.1 ... 7 in the environment (include/cudnn.h without cudnn_version.h):
+#           include_path/library_path/bin_path, its folders; cuDNN 8 or newer
+#           (cudnn_version.h) or none: enabled = False, with the reason as a comment.
+#           Theano 1.0.5 calls functions cuDNN 8 and 9 removed (Theano #6791) and would
+#           otherwise pick up a system cuDNN; GpuCorrMM does the convolutions.
 #   device = cuda, floatX = float32
 # and a Jupyter kernel spec with the same settings. Then THEANORC gets that file
 # last, so its values win over ~/.theanorc (THEANO_FLAGS still wins over both),
@@ -30,6 +34,21 @@ cxx = ${_theano_gpu_config_cxx}
 "
 fi
 
+if [ -f "${CONDA_PREFIX}/include/cudnn_version.h" ]; then
+    _theano_gpu_config_dnn="# cuDNN 8 or newer in this environment (include/cudnn_version.h): Theano 1.0.5
+# calls functions it removed (Theano #6791), so cuDNN is off; GpuCorrMM does the convolutions.
+enabled = False"
+elif [ -f "${CONDA_PREFIX}/include/cudnn.h" ]; then
+    _theano_gpu_config_dnn="# The cudnn package's header and library (cuDNN 7 or older).
+include_path = ${CONDA_PREFIX}/include
+library_path = ${CONDA_PREFIX}/lib
+bin_path = ${CONDA_PREFIX}/lib"
+else
+    _theano_gpu_config_dnn="# No cuDNN in this environment, and Theano 1.0.5 can use only cuDNN 5.1 ... 7:
+# cuDNN is off (not even a system one), GpuCorrMM does the convolutions.
+enabled = False"
+fi
+
 _theano_gpu_config_rc="${CONDA_PREFIX}/etc/theano/theanorc"
 _theano_gpu_config_text="# Theano settings of the conda environment ${CONDA_PREFIX}, written at
 # activation by theano-gpu-config (do not edit: the next activation rewrites it).
@@ -40,10 +59,7 @@ ${_theano_gpu_config_cxx}device = cuda
 floatX = float32
 
 [dnn]
-# The cudnn package's header and library.
-include_path = ${CONDA_PREFIX}/include
-library_path = ${CONDA_PREFIX}/lib
-bin_path = ${CONDA_PREFIX}/lib"
+${_theano_gpu_config_dnn}"
 if [ ! -f "${_theano_gpu_config_rc}" ] || \
         [ "$(cat "${_theano_gpu_config_rc}")" != "${_theano_gpu_config_text}" ]; then
     if ! { mkdir -p "${CONDA_PREFIX}/etc/theano" &&
@@ -94,4 +110,4 @@ if [ -n "${MKL_THREADING_LAYER+set}" ]; then
 fi
 MKL_THREADING_LAYER=GNU
 export MKL_THREADING_LAYER
-unset _theano_gpu_config_cxx _theano_gpu_config_rc _theano_gpu_config_text _theano_gpu_config_kernel
+unset _theano_gpu_config_cxx _theano_gpu_config_dnn _theano_gpu_config_rc _theano_gpu_config_text _theano_gpu_config_kernel

@@ -1,0 +1,128 @@
+"""Before anything runs: can this environment compile GPU kernels for this GPU, under this
+driver, and which env file of envs/gpu-envs.yaml fits the GPU and driver?
+
+From the probe's facts: the GPU's compute capability and the driver's CUDA version (the driver
+through ctypes, else nvidia-smi) and the NVRTC libgpuarray 0.7.6 would load (its version, the
+archs it lists, whether it is theano-gpu-config's arch-rewriting shim). The decisions are
+gpuforge.envs.gpu_envs's (can_compile, pick); this module only turns facts into their inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpuforge.doctor.catalog import lookup, version_key
+from gpuforge.envs import gpu_envs
+
+# The compute_XY an NVRTC without nvrtcGetSupportedArchs (< 11.2) accepts, by its version:
+# newest 62 below 9.0, 70 for 9.x, 75 for 10.x, 80 for 11.0, 86 for 11.1 (nvcc's lists of those
+# releases, which NVRTC shares: CUDA 10.2's is quoted in Kitware CMake #23293; MODERN_GPU.md 5.2).
+KNOWN_ARCHS = (20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86)
+OLD_NVRTC = ((9, 0, 20, 62), (10, 0, 30, 70), (11, 0, 30, 75), (11, 1, 35, 80), (11, 2, 35, 86))
+# PTX ISA of each CUDA release (NVIDIA's PTX ISA release history, as cuda-python's
+# cuda/bindings/utils/_ptx_utils.py encodes it): a driver refuses PTX of a newer ISA
+# (CUDA_ERROR_UNSUPPORTED_PTX_VERSION). CUDA 12.6 loads 8.5, as 12.5 does.
+PTX_ISA = ((13, 1, 91), (13, 0, 90), (12, 9, 88), (12, 8, 87), (12, 7, 86), (12, 5, 85), (12, 4, 84),
+           (12, 3, 83), (12, 2, 82), (12, 1, 81), (12, 0, 80), (11, 8, 78), (11, 7, 77), (11, 6, 76),
+           (11, 5, 75), (11, 4, 74), (11, 3, 73), (11, 2, 72), (11, 1, 71), (11, 0, 70), (10, 2, 65),
+           (10, 1, 64), (10, 0, 63), (9, 2, 62), (9, 1, 61), (9, 0, 60))
+
+
+def _mm(version: str) -> tuple[int, int]:
+    key = version_key(version) + (0, 0)
+    return key[0], key[1]
+
+
+def nvrtc_archs(nvrtc: dict[str, Any]) -> tuple[int, ...]:
+    archs = nvrtc.get("archs")
+    if isinstance(archs, list) and archs and all(isinstance(a, int) and 0 < a < 1000 for a in archs):
+        return tuple(sorted(archs))
+    version = _mm(nvrtc.get("version") or "0.0")
+    for below_major, below_minor, low, high in OLD_NVRTC:
+        if version < (below_major, below_minor):
+            return tuple(a for a in KNOWN_ARCHS if low <= a <= high)
+    return ()
+
+
+def ptx_isa(version: str) -> int:
+    mm = _mm(version)
+    return next((isa for major, minor, isa in PTX_ISA if mm >= (major, minor)), 0)
+
+
+def gpu_of(facts: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """(compute capability, GPU name, the driver's CUDA version), each None when unknown."""
+    driver = lookup(facts, "cuda.driver")
+    smi = lookup(facts, "cuda.nvidia_smi")
+    driver, smi = (d if isinstance(d, dict) else {} for d in (driver, smi))
+    devices = driver.get("devices") or smi.get("gpus") or []
+    first = devices[0] if isinstance(devices, list) and devices and isinstance(devices[0], dict) else {}
+    version = driver.get("version") or smi.get("cuda_version")
+    text = [str(v) if isinstance(v, str) else None for v in (first.get("cc"), first.get("name"), version)]
+    return text[0], text[1], text[2]
+
+
+def platform_of(facts: dict[str, Any]) -> str:
+    return "win-64" if lookup(facts, "platform.sys_platform") == "win32" else "linux-64"
+
+
+def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
+    """The derived facts the GPU entries of the catalog match on (absent: nothing to say)."""
+    cc, name, driver = gpu_of(facts)
+    nvrtc = lookup(facts, "cuda.nvrtc")
+    nvrtc = nvrtc if isinstance(nvrtc, dict) else {}
+    out: dict[str, Any] = {}
+    if not cc or not gpu_envs.VERSION_RE.match(str(cc)):
+        return out
+    platform = platform_of(facts)
+    driver_cuda = driver if driver and gpu_envs.VERSION_RE.match(driver) else None
+    try:
+        choice = gpu_envs.pick(platform, cc, driver_cuda)
+    except Exception as exc:  # a malformed envs/gpu-envs.yaml is its own error, not a finding
+        choice = gpu_envs.Choice(None, f"no env file could be picked: {exc}")
+    fits = f"envs/{choice.entry.file}" if choice.entry else "none"
+    gpu = f"cc {cc}, driver CUDA {driver or 'unknown'}"
+    out["gpu"] = {"cc": cc, "name": name, "driver_cuda": driver, "env_file": fits, "pick": choice.reason}
+    if not isinstance(nvrtc.get("version"), str) or not gpu_envs.VERSION_RE.match(nvrtc["version"]):
+        return out
+    archs = nvrtc_archs(nvrtc)
+    here = gpu_envs.GpuEnv(file="this environment", platform=platform, gpus="", cuda=nvrtc["version"],
+                           cc_min="0.0", cc_max="99.9", driver_cuda_min=nvrtc["version"],
+                           nvrtc_archs=archs or (0,), arch_rewrite=bool(nvrtc.get("shim")), cudnn=None,
+                           evidence="probed")
+    ok, reason = gpu_envs.can_compile(here, cc)
+    use = f"use {fits}" if choice.entry else f"no env file fits ({choice.reason})"
+    out["gpu"]["can_compile"], out["gpu"]["compile"] = ok, reason
+    if not ok:
+        text = f"{gpu}: {reason} -> {use}"
+        truncated = gpu_envs.arch_of(cc) >= gpu_envs.TRUNCATED_FROM and not nvrtc.get("shim")
+        out["arch_truncated" if truncated else "nvrtc_arch"] = text
+    if driver_cuda and ptx_isa(nvrtc["version"]) > ptx_isa(driver_cuda):
+        out["ptx_newer_than_driver"] = (f"NVRTC {nvrtc['version']} writes PTX ISA "
+                                        f"{ptx_isa(nvrtc['version']) / 10:.1f}; the driver "
+                                        f"(CUDA {driver_cuda}) loads up to {ptx_isa(driver_cuda) / 10:.1f}"
+                                        f" -> {use}")
+    if gpu_envs.arch_of(cc) >= 80 and _mm(nvrtc["version"]) < (11, 0):
+        out["old_cuda_new_gpu"] = f"{gpu}; this environment's CUDA is {nvrtc['version']} -> {use}"
+    return out
+
+
+def unfindable_nvrtc(facts: dict[str, Any]) -> str | None:
+    """Windows: a CUDA >= 10 NVRTC is here but 0.7.6 loads none of its names."""
+    nvrtc = lookup(facts, "cuda.nvrtc")
+    if not isinstance(nvrtc, dict) or platform_of(facts) != "win-64" or nvrtc.get("loaded") \
+            or not isinstance(nvrtc.get("present"), list) or not nvrtc["present"]:
+        return None
+    tried = nvrtc.get("tried") if isinstance(nvrtc.get("tried"), list) else []
+    return (f"{', '.join(map(str, nvrtc['present']))} is here; libgpuarray 0.7.6 tries only "
+            f"{', '.join(map(str, tried))}")
+
+
+def dnn_not_disabled(facts: dict[str, Any]) -> bool:
+    settings = lookup(facts, "config.settings")
+    setting = settings.get("dnn.enabled") if isinstance(settings, dict) else None
+    config = lookup(facts, "imports.theano.config")
+    effective = config.get("dnn.enabled") if isinstance(config, dict) else None
+    value = str(effective if effective is not None else
+                setting.get("value", "auto") if isinstance(setting, dict) else "auto")
+    return value.lower() not in ("false", "0", "no")
+
