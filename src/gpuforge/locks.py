@@ -30,11 +30,12 @@ def _stderr(message: str) -> None:
 
 
 class FileLock:
-    """An flock on ``path`` (a file, made if missing, or an existing folder)."""
+    """An flock on ``path``: a lock file (made if missing), or a folder."""
 
     def __init__(self, path: Path, what: str, say: Callable[[str], None] = _stderr,
-                 inherit: bool = False) -> None:
+                 inherit: bool = False, folder: bool = False) -> None:
         self.path, self.what, self.say, self.inherit = Path(path), what, say, inherit
+        self.folder = folder  # lock a folder (made if missing), not a lock file
         self.fd: int | None = None
         self.shared: bool | None = None
 
@@ -44,7 +45,8 @@ class FileLock:
             return self
         if self.fd is None:
             try:
-                if self.path.is_dir():
+                if self.folder:
+                    self.path.mkdir(parents=True, exist_ok=True)
                     self.fd = os.open(self.path, os.O_RDONLY)
                 else:
                     self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -22,7 +22,7 @@ def cmd_theanorc_write(args: argparse.Namespace) -> int:
     from gpuforge.locks import FileLock
 
     path = expand(args.path) if args.path else default_path()
-    with FileLock(path.parent, f"another write of {path}"):
+    with FileLock(path.parent, f"another write of {path}", folder=True):
         backup = write_profile(args.profile, path)
     print(f"wrote {path} (profile {args.profile})" + (f"; the previous file is {backup}"
                                                        if backup else ""))
@@ -34,7 +34,7 @@ def cmd_theanorc_migrate(args: argparse.Namespace) -> int:
     from gpuforge.locks import FileLock
 
     path = expand(args.path) if args.path else default_path()
-    with FileLock(path.parent, f"another write of {path}"):  # read, ask and write as one step
+    with FileLock(path.parent, f"another write of {path}", folder=True):  # read, ask and write as one step
         return migrate(path, args.yes)
 
 

@@ -661,7 +661,7 @@ def apply_fixes(findings: list[Finding], facts: dict[str, Any] | None, env_file:
                                     f"{path} (before)", f"{path} (after: {ids})", lineterm="")
         for line in diff:
             out(line)
-        with FileLock(path.parent, f"another write of {path}"):
+        with FileLock(path.parent, f"another write of {path}", folder=True):
             now = read_text(path) if path.exists() or path.is_symlink() else ""
             if now != first.old:
                 raise GpuforgeError("changed while gpuforge planned this fix (another program wrote "
