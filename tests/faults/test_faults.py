@@ -1053,3 +1053,21 @@ def test_an_ascii_console_with_a_non_ascii_home(tmp_path, record):
         ok=ok,
     )
     assert ok, ran
+
+
+def test_theanorc_write_into_a_new_folder(tmp_path, record):
+    """The write's lock is on the file's folder: a folder not made yet is made, not a lock file."""
+    rc = tmp_path / "new" / "sub" / "theanorc"
+    ran = gpuforge(["theanorc", "write", "--profile", "dev", "--path", str(rc)], tmp_path / "runs")
+    ok = ran.code == 0 and rc.read_text() == PROFILES["dev"]
+    record(
+        "theanorc",
+        "theanorc write --path into a folder not made yet",
+        exit=ran.code,
+        output=ran.output,
+        state="written" if ok else "not written",
+        rerun="not needed",
+        seconds=ran.seconds,
+        ok=ok,
+    )
+    assert ok, ran
