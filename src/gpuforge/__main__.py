@@ -1,14 +1,27 @@
-"""`gpuforge` and `python -m gpuforge`: signals handled before anything heavy is imported,
-so a Ctrl-C or SIGTERM in the first moment is one line too, never a traceback."""
+"""`gpuforge` and `python -m gpuforge`: signals handled before anything else is imported,
+so a Ctrl-C or SIGTERM in the first moment is one line too, never a traceback. (Only the
+interpreter's own start-up, before this file runs, is out of gpuforge's reach.)"""
 
+import _signal  # the C module, at once: signal.py imports enum first, which takes a while
 import sys
+
+EARLY = {getattr(_signal, name): what for name, what in (
+    ("SIGINT", "interrupted"), ("SIGTERM", "stopped by SIGTERM"), ("SIGHUP", "stopped by SIGHUP"))
+    if hasattr(_signal, name)}
+
+
+def _stopped_early(signum: int, frame: object) -> None:
+    print(f"gpuforge: {EARLY[signum]}", file=sys.stderr)
+    raise SystemExit(128 + signum)
 
 
 def main() -> None:
-    from gpuforge import processes
-
-    processes.install_signal_handlers()
+    for signum in EARLY:
+        _signal.signal(signum, _stopped_early)
     try:
+        from gpuforge import processes
+
+        processes.install_signal_handlers()
         from gpuforge.cli import run
     except KeyboardInterrupt as exc:  # while importing
         print(f"gpuforge: {getattr(exc, 'message', 'interrupted')}", file=sys.stderr)

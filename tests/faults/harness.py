@@ -66,7 +66,7 @@ def table(rows: list[Row]) -> str:
     ]
     for r in rows:
         lines.append(
-            f"| {r.family} | {r.case} | {r.exit} | {'yes' if r.traceback else 'no'} | "
+            f"| {r.family} | {r.case.replace('|', '/')} | {r.exit} | {'yes' if r.traceback else 'no'} | "
             f"{r.state} | {r.rerun} | {r.seconds:.1f} | {'ok' if r.ok else '**FAIL**'} |"
         )
     families = sorted({r.family for r in rows}, key=[r.family for r in rows].index)
