@@ -23,10 +23,11 @@ def main() -> None:
 
         processes.install_signal_handlers()
         from gpuforge.cli import run
-    except KeyboardInterrupt as exc:  # while importing
+
+        run()
+    except KeyboardInterrupt as exc:  # while importing, or outside main()'s own handlers
         print(f"gpuforge: {getattr(exc, 'message', 'interrupted')}", file=sys.stderr)
         raise SystemExit(getattr(exc, "exit_status", 130)) from None
-    run()
 
 
 if __name__ == "__main__":
