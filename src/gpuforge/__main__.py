@@ -10,12 +10,39 @@ EARLY = {getattr(_signal, name): what for name, what in (
     if hasattr(_signal, name)}
 
 
+class _StoppedEarly(SystemExit):
+    def __init__(self, signum: int) -> None:
+        super().__init__(128 + signum)
+        self.signum = signum
+
+
 def _stopped_early(signum: int, frame: object) -> None:
     print(f"gpuforge: {EARLY[signum]}", file=sys.stderr)
-    raise SystemExit(128 + signum)
+    _signal.signal(signum, _again)  # delivered again (see below): said once
+    raise _StoppedEarly(signum)
+
+
+def _again(signum: int, frame: object) -> None:
+    raise _StoppedEarly(signum)
+
+
+def _unraisable(args: object) -> None:
+    """A signal that landed where Python cannot raise (a weakref callback of the import
+    system: "Exception ignored") is delivered again, to be raised where it can."""
+    exc = getattr(args, "exc_value", None)
+    if isinstance(exc, _StoppedEarly):
+        import os
+        import threading
+
+        timer = threading.Timer(0.01, os.kill, (os.getpid(), exc.signum))  # outside the callback
+        timer.daemon = True
+        timer.start()
+        return
+    sys.__unraisablehook__(args)  # type: ignore[arg-type]
 
 
 def main() -> None:
+    sys.unraisablehook = _unraisable
     for signum in EARLY:
         _signal.signal(signum, _stopped_early)
     try:

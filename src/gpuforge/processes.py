@@ -15,6 +15,7 @@ import contextlib
 import os
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -53,6 +54,25 @@ def install_signal_handlers() -> None:
     for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         if hasattr(signal, name):
             signal.signal(getattr(signal, name), _on_signal)
+    if sys.unraisablehook is not _unraisable:
+        _unraisable.default = sys.unraisablehook  # type: ignore[attr-defined]
+        sys.unraisablehook = _unraisable
+
+
+def _unraisable(args: Any) -> None:
+    """Python drops an exception raised where it cannot propagate (a weakref callback of
+    the import system, a __del__) and prints "Exception ignored": a signal that landed
+    there is delivered again, to be raised where it can."""
+    signum = getattr(args.exc_value, "signum", None)
+    if isinstance(args.exc_value, (KeyboardInterrupt, SystemExit)) and signum:
+        timer = threading.Timer(0.01, os.kill, (os.getpid(), signum))  # not here: this hook is
+        timer.daemon = True                                              # still inside the callback
+        timer.start()
+        return
+    _unraisable.default(args)  # type: ignore[attr-defined]
+
+
+_unraisable.default = sys.__unraisablehook__  # type: ignore[attr-defined]
 
 
 def ignore_signals() -> None:
