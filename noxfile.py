@@ -68,6 +68,7 @@ def gpu_smoke(session: nox.Session) -> None:
 
     Arguments go to `gpuforge smoke`: `--target opencl`, `--report-dir DIR`,
     `--channel PATH` (a local channel for the conda targets), `--fresh`, `--list`.
+    On a Windows host: the env: targets only, with conda from PATH (docs/windows.md).
     """
     session.install("-e", ".")
     session.run("gpuforge", "smoke", *session.posargs)
@@ -87,11 +88,14 @@ def bench(session: nox.Session) -> None:
 
 @nox.session
 def doctor_eval(session: nox.Session) -> None:
-    """Score `gpuforge doctor` on the real user reports in tests/data/reports (table + JSON).
+    """Score `gpuforge doctor` on the real user reports in tests/data/reports (tables + JSON).
 
-    Accuracy (first finding right), recall, abstentions, false alarms per source, the time
-    per report, and the matching time on adversarial 1 MB / 10 MB single lines; writes
-    reports/doctor_eval.json. `-- --misses` lists every report not named right.
+    Each report twice: on the whole catalog and cross-validated by source (the patterns written
+    only from the report's own repository or site switched off), side by side per kind, source
+    and entry: first right, recall, undecided, abstained, wrong, false alarms on the reports
+    whose cause the catalog lacks; the time per report, and the matching time on adversarial
+    1 MB / 10 MB single lines; writes reports/doctor_eval.json. `-- --misses` lists every report
+    the cross-validated run does not name right (docs/doctor-evaluation.md).
     """
     session.install("-e", ".")
     session.run("python", "-m", "gpuforge.doctor.evaluate", "--adversarial",

@@ -6,7 +6,10 @@
 #                                              libgpuarray already in channel/
 #
 # Job names: `gpuforge ci matrix`. Each job's conda-build config is ci/variants/<job>.yaml,
-# generated from recipes/conda_build_config.yaml.
+# generated from recipes/conda_build_config.yaml. conda-build writes into its own output
+# folder (build/conda-out): what is there is what this job built, copied to artifact/ with
+# its sha256 (artifact/manifest.json) for the job's artifact. A variant job first verifies
+# the base job's artifact (downloaded into artifacts/<name>/) into channel/ and indexes it.
 # shellcheck source=common.sh source-path=SCRIPTDIR
 source "$(dirname "$0")/common.sh"
 
@@ -14,12 +17,15 @@ source "$(dirname "$0")/common.sh"
 job="$1"
 platform="${job%%_*}"
 channel="${CHANNEL:-channel}"
+artifacts="${ARTIFACTS:-artifacts}"
+out="build/conda-out"
+artifact="artifact"
 
 step "generated CI files match recipes/conda_build_config.yaml"
 gpuforge ci render --check || die 1 "ci/variants/ or the workflow drifted: run \`gpuforge ci render\` and commit"
 
 step "conda build arguments for $job"
-args_text="$(gpuforge ci build-args "$job" --channel "$channel")" || exit 2
+args_text="$(gpuforge ci build-args "$job" --channel "$channel" --output "$out")" || exit 2
 mapfile -t args <<<"$args_text"
 printf '    conda build'
 printf ' %q' "${args[@]}"
@@ -42,9 +48,16 @@ step "conda and conda-build"
 need_conda "conda build" build
 conda build --version
 
-step "conda build (recipes and config above)"
-mkdir -p "$channel"
-conda build "${args[@]}"
+if [ -d "$artifacts" ]; then
+    step "what this job builds on: $artifacts/*/ verified against their manifests into $channel/"
+    gpuforge ci collect "$artifacts" --channel "$channel" || exit 1
+    conda index "$channel" || conda run -n base python -m conda_index "$channel"
+fi
 
-step "packages in $channel"
-find "$channel" -name '*.conda' -o -name '*.tar.bz2' | sort
+step "conda build (recipes and config above)"
+rm -rf "$out" "$artifact"
+mkdir -p "$out"
+channel_retry conda build "${args[@]}"
+
+step "the packages this job built, with their sha256, into $artifact/"
+gpuforge ci outputs "$job" --from "$out" --to "$artifact"

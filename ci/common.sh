@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 # Helpers for the ci/*.sh scripts (sourced, not run). Exit codes of the scripts:
 #   0 done, 1 a build or check failed, 2 bad arguments or input,
-#   3 a prerequisite is missing (conda, conda-build, MSVC): the message says how to get it.
+#   3 a prerequisite is missing (conda, conda-build, MSVC): the message says how to get it,
+#   4 an infrastructure failure: a channel kept refusing or failing (HTTP 403, 429, 5xx, a
+#     timeout) through every retry; the message names the host and the status.
 
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -76,4 +78,36 @@ msvc_env_changes() {
     done
     tr -d '\r' <"$after" | grep -E '^[A-Za-z_][A-Za-z0-9_]*=' | grep -v -i -e '^path=' -e '^__VSCMD_' |
         grep -v -x -F -f <(tr -d '\r' <"$before") >"$env_out" || true
+}
+
+# channel_retry CMD...: run a command that fetches from conda channels (conda build, conda env
+# create). When it fails and its output shows a channel failure (`gpuforge ci channel-failure`:
+# HTTP 403/408/429/5xx or a timeout, not a 404 or a package conflict), run it again after each
+# of CHANNEL_RETRY_DELAYS seconds (default "30 120 300"); when the failure persists, return 4
+# with a message naming the host and the status: infrastructure, not a package problem. Any
+# other failure returns the command's own status at once.
+channel_retry() {
+    local -a delays
+    read -ra delays <<<"${CHANNEL_RETRY_DELAYS:-30 120 300}"
+    local attempt=0 status failure log
+    log="$(mktemp)"
+    while true; do
+        attempt=$((attempt + 1))
+        status=0
+        "$@" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
+        [ "$status" -ne 0 ] || { rm -f "$log"; return 0; }
+        printf '\n(the command: %s)\n' "$*" >>"$log" # a URL in it names the host when the output does not
+        if ! failure="$(gpuforge ci channel-failure "$log")"; then
+            rm -f "$log"
+            return "$status"
+        fi
+        if [ "$attempt" -gt "${#delays[@]}" ]; then
+            rm -f "$log"
+            printf '%s: error: infrastructure failure, not a package problem: %s (%d attempts of: %s)\n' \
+                "$(basename "$0")" "$failure" "$attempt" "$*" >&2
+            return 4
+        fi
+        say "channel failure: $failure; trying again in ${delays[attempt - 1]} s (attempt $((attempt + 1)) of $((${#delays[@]} + 1)))"
+        sleep "${delays[attempt - 1]}"
+    done
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Index the local channel (channel/) after the builds of a platform were merged into
-# it (each build's own repodata.json overwrote the others').
+# The local channel (channel/) of a platform from its build jobs' artifacts, each
+# downloaded into its own folder under artifacts/: every file checked against the sha256
+# its job published (artifacts/<name>/manifest.json), two different files of one name
+# refused, then indexed.
 #
 #   ci/index-channel.sh linux-64
 # shellcheck source=common.sh source-path=SCRIPTDIR
@@ -9,6 +11,12 @@ source "$(dirname "$0")/common.sh"
 [ $# -eq 1 ] || die 2 "usage: ci/index-channel.sh PLATFORM (linux-64 or win-64)"
 platform="$1"
 channel="${CHANNEL:-channel}"
+artifacts="${ARTIFACTS:-artifacts}"
+
+if [ -d "$artifacts" ]; then
+    step "the build artifacts in $artifacts/, verified, into $channel/"
+    gpuforge ci collect "$artifacts" --channel "$channel" || exit 1
+fi
 
 step "packages for $platform in $channel/"
 shopt -s nullglob

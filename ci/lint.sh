@@ -4,6 +4,14 @@
 # shellcheck source=common.sh source-path=SCRIPTDIR
 source "$(dirname "$0")/common.sh"
 
+# CONDA_SMITHY_VERSION (the workflow's pin): conda-smithy into conda's base first, for the real
+# recipe-lint; a channel that keeps refusing is an infrastructure failure (exit 4).
+if [ -n "${CONDA_SMITHY_VERSION:-}" ]; then
+    step "conda-smithy $CONDA_SMITHY_VERSION into conda's base"
+    need_conda "the recipe lint"
+    channel_retry conda install -n base --yes "conda-smithy==$CONDA_SMITHY_VERSION"
+fi
+
 # NOX_VERSION: the workflow's exact pin (.github/workflows/build.yml, env); without it, any nox.
 step "nox${NOX_VERSION:+ $NOX_VERSION}"
 if [ -n "${NOX_VERSION:-}" ]; then

@@ -10,6 +10,8 @@ source "$(dirname "$0")/common.sh"
 
 [ $# -eq 1 ] || die 2 "usage: ci/publish.sh CHANNEL_DIR"
 channel="$1"
+# anaconda-client from PyPI: `pip index versions anaconda-client` lists 1.16.0 (the newest),
+# checked 2026-11-24.
 client_version="1.16.0"
 
 step "a tag build with a token"

@@ -13,7 +13,8 @@
 # `gpuforge smoke --python <env's python>`; reports under reports/<pass>/<env>. On a
 # machine without an NVIDIA GPU (hosted runners) THEANO_FLAGS=device=cpu overrides the
 # environment's device=cuda, and says so. Every env runs even when one fails; the exit
-# code is 1 if any did.
+# code is 1 if any did, 4 if the only failures were channels that kept failing (conda env
+# create through channel_retry: an infrastructure failure, not the env's).
 # shellcheck source=common.sh source-path=SCRIPTDIR
 source "$(dirname "$0")/common.sh"
 
@@ -46,6 +47,7 @@ if ! command -v nvidia-smi >/dev/null 2>&1; then
 fi
 
 failed=()
+infrastructure=()
 rm -rf "$work"
 mkdir -p "$work"
 for env_file in "${envs[@]}"; do
@@ -55,10 +57,18 @@ for env_file in "${envs[@]}"; do
     if [ -n "$channel" ]; then
         file="$work/$name.yml"
         step "$name: gpuforge ci env-file $env_file --channel $channel"
-        gpuforge ci env-file "$env_file" --channel "$channel" --output "$file" >/dev/null || exit 2
+        if ! gpuforge ci env-file "$env_file" --channel "$channel" --output "$file" >/dev/null; then
+            failed+=("$name (gpuforge ci env-file)")  # this env only: the others still run
+            continue
+        fi
     fi
     step "$name: conda env create -p $prefix -f $file"
-    if ! conda env create --yes -p "$(native "$prefix")" -f "$(native "$file")"; then
+    status=0
+    channel_retry conda env create --yes -p "$(native "$prefix")" -f "$(native "$file")" || status=$?
+    if [ "$status" -eq 4 ]; then
+        infrastructure+=("$name (conda env create: a channel kept failing, above)")
+        continue
+    elif [ "$status" -ne 0 ]; then
         failed+=("$name (conda env create)")
         continue
     fi
@@ -72,6 +82,9 @@ for env_file in "${envs[@]}"; do
 done
 
 if [ ${#failed[@]} -gt 0 ]; then
-    die 1 "failed ($pass): ${failed[*]}"
+    die 1 "failed ($pass): ${failed[*]}${infrastructure:+; infrastructure failures: ${infrastructure[*]}}"
+fi
+if [ ${#infrastructure[@]} -gt 0 ]; then
+    die 4 "infrastructure failures, not package problems ($pass): ${infrastructure[*]}"
 fi
 say "smoke: ${#envs[@]} environment(s) passed on $platform ($pass)"

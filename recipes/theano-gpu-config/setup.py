@@ -6,7 +6,7 @@ scripts in <env>/etc/conda/activate.d and deactivate.d, where ``conda activate``
 runs them. The version is meta.yaml's: one source for both packages.
 
 It also builds, with the environment's own gcc, what the published libgpuarray 0.7.6
-needs to load a CUDA >= 11 in this environment (shims/build.py decides from the files
+needs to load a CUDA >= 11 in this environment (shims/build_shims.py decides from the files
 the environment has): nvrtc64_91.dll + cublas64_91.dll on Windows, libnvrtc.so /
 libcublas.so on Linux where the CUDA package ships only the SONAME. They are data files
 of the wheel, so `pip uninstall theano-gpu-config` removes them. Without a compiler it
@@ -20,7 +20,7 @@ from setuptools import setup
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "shims"))
-import build as shims  # noqa: E402  (shims/build.py, beside this file)
+import build_shims as shims  # noqa: E402  (shims/build_shims.py, beside this file)
 
 PLATFORM = "win-64" if sys.platform == "win32" else "linux-64"
 BUILT = HERE / "build" / "shims"

@@ -62,6 +62,21 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_BUG
 
 
+def never_unencodable() -> None:
+    """Write characters the output's encoding lacks as ``\\uXXXX`` instead of failing.
+
+    On Windows, Python writes a pipe or a file (``gpuforge doctor > out.txt``, a CI log, a
+    parent process reading the output) in the ANSI code page, e.g. cp1252: a path or a
+    pasted line with a letter outside it (``C:\\Users\\张伟``) stopped the command with
+    UnicodeEncodeError after half its output (``strict``; ``surrogateescape`` under Wine's
+    C locale fails the same way). The console itself takes any character.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and stream.errors in ("strict", "surrogateescape"):
+            reconfigure(errors="backslashreplace")
+
+
 def run() -> None:
     """The console entry point (`gpuforge`, `python -m gpuforge`): main(), then exit.
 
@@ -149,10 +164,6 @@ def guard_streams() -> None:
                 os.dup2(devnull, fd)
                 os.close(devnull)
             setattr(sys, name, open(fd, mode, encoding="utf-8", errors="replace", closefd=False))
-    for stream in (sys.stdout, sys.stderr):  # a non-ASCII path on an ASCII console (LC_ALL=C,
-        try:                                 # UTF-8 mode off) is escaped, not a crash
-            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
-        except (AttributeError, ValueError):
-            pass
+    never_unencodable()  # a non-ASCII path on an ASCII console (LC_ALL=C, UTF-8 mode off) too
     sys.stdout = ReaderGone(sys.stdout)  # type: ignore[assignment]
     sys.stderr = ReaderGone(sys.stderr)  # type: ignore[assignment]

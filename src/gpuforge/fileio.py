@@ -20,6 +20,7 @@ import glob
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError, InputError
@@ -145,11 +146,15 @@ def _remove_dead_writers_temps(path: Path) -> None:
 def process_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
+    if sys.platform == "win32":  # os.kill(pid, 0) is no probe there: the probe's check says why
+        from gpuforge.inside.probe import pid_alive
+
+        return pid_alive(pid)
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except (PermissionError, OSError):  # someone else's process, or Windows: assume alive
+    except (PermissionError, OSError):  # someone else's process: assume alive
         return True
     return True
 

@@ -69,7 +69,9 @@ def test_matrix_is_the_python_numpy_zip_and_one_libgpuarray_build(platform):
     zipped = list(zip(values["python"], values["numpy"], strict=True))
     variants = [j for j in mine if j["stage"] == "variant"]
     assert [(j["pins"]["python"], j["pins"]["numpy"]) for j in variants] == zipped
-    assert all(j["recipes"] == ["pygpu", "theano", "theano-gpu-config"] for j in variants)
+    # theano-gpu-config is the same file for every Python: built by the first variant job only
+    assert [j["recipes"] for j in variants] == [["pygpu", "theano", "theano-gpu-config"]] + \
+        [["pygpu", "theano"]] * (len(variants) - 1)
     assert all(j["runner"] == ("windows-2022" if platform == "win-64" else "ubuntu-24.04") for j in mine)
 
 
@@ -121,7 +123,11 @@ def test_each_platform_is_its_own_chain_of_jobs():
             ancestors.add(parent)
             todo += needs(jobs[parent])
         assert all(a.endswith(f"-{platform}") for a in ancestors), (name, ancestors)
-    assert sorted(needs(jobs["publish"])) == ["smoke-linux-64", "smoke-win-64"]
+    assert sorted(needs(jobs["publish"])) == ["packages-linux-64", "packages-win-64", "smoke-linux-64",
+                                              "smoke-win-64"]
+    # a failed build does not skip its platform's smoke (as published, locks); publish needs every build
+    assert all(jobs[f"smoke-{p}"]["if"] == "${{ !cancelled() }}" for p in PLATFORMS)
+    assert "if" not in jobs["packages-linux-64"] and jobs["publish"]["if"].startswith("startsWith(")
 
 
 def test_windows_builds_load_msvc_and_linux_builds_do_not():
@@ -147,16 +153,37 @@ def test_every_tool_the_workflow_installs_has_an_exact_version_and_its_source():
         assert re.fullmatch(r"\d+(\.\d+)+(-\d+)?", value), (key, value)
         at = next(i for i, line in enumerate(lines) if line.startswith(f"  {key}:"))
         assert lines[at - 1].strip().startswith("#"), f"{key}: no comment saying where the version is from"
+        comment = []
+        for line in reversed(lines[:at]):
+            if not line.strip().startswith("#") or line.strip() == "#":
+                break
+            comment.insert(0, line.strip("# "))
+        assert re.search(r"checked 20\d\d-\d\d-\d\d", " ".join(comment)), f"{key}: evidence has no date"
+        assert value in " ".join(comment), f"{key}: the evidence does not name {value}"
+    for action, sha, tag in set(re.findall(r"uses: ([\w./-]+)@([0-9a-f]{40}) # (v[\d.]+)", text)):
+        assert f"#   {action} {sha} = {tag} (" in text, f"{action}@{sha}: no evidence that it is {tag}"
+    assert "checked 2026-11-24" in text.split("name: build")[0]
     for job in workflow_jobs().values():
         for step in job["steps"]:
             inputs = step.get("with", {})
             for key in ("python-version", "miniforge-version", "conda-build-version"):
                 assert inputs.get(key, "${{ env.").startswith("${{ env."), (key, inputs[key])
-            if "conda install" in step.get("run", ""):  # conda-smithy, the lint job's only conda package
-                assert step["run"].endswith('"conda-smithy==$CONDA_SMITHY_VERSION"'), step["run"]
+            assert "conda install" not in step.get("run", "")  # only through ci/*.sh's channel_retry
             if "pip install" in step.get("run", ""):
                 packages = step["run"].split("pip install", 1)[1].split()
                 assert [p for p in packages if not p.startswith("-")] == [".", '"nox==$NOX_VERSION"']
+
+
+def test_conda_installs_go_through_channel_retry():
+    """Every conda command that fetches from a channel in ci/*.sh is retried (channel_retry)."""
+    for script in SCRIPTS:
+        bare = re.findall(r"^\s*(?:if !\s+)?conda (?:install|build(?! --version)|create|env create)\b.*$",
+                          script.read_text(), re.M)
+        assert bare == [], f"{script.name}: conda fetching without channel_retry"
+    assert "channel_retry conda build" in (ROOT / "ci" / "build.sh").read_text()
+    assert "channel_retry conda env create" in (ROOT / "ci" / "smoke.sh").read_text()
+    assert 'channel_retry conda install -n base --yes "conda-smithy==$CONDA_SMITHY_VERSION"' in \
+        (ROOT / "ci" / "lint.sh").read_text()
 
 
 def test_a_changed_config_is_drift_until_rerendered(repo):
@@ -235,15 +262,20 @@ def test_a_recipe_needing_theano_builds_per_variant_and_a_python_free_one_once(r
 
 
 def test_build_args_name_the_job_config_and_only_local_or_https_channels():
-    proc = run_cli("ci", "build-args", "win-64_python3.6_numpy1.16", "--channel", "channel")
+    proc = run_cli("ci", "build-args", "win-64_python3.6_numpy1.16", "--channel", "channel",
+                   "--output", "build/conda-out")
     assert proc.returncode == 0, proc.stderr
     args = proc.stdout.splitlines()
     assert args[:5] == ["recipes/pygpu", "recipes/theano", "recipes/theano-gpu-config", "-m",
                         "ci/variants/win-64_python3.6_numpy1.16.yaml"]
     channels = [args[i + 1] for i, a in enumerate(args) if a == "-c"]
-    assert channels == [(ROOT / "channel").as_uri(), "https://repo.anaconda.com/pkgs/main",
-                        "https://repo.anaconda.com/pkgs/msys2"]
+    assert channels == [(ROOT / "build/conda-out").as_uri(), (ROOT / "channel").as_uri(),
+                        "https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/msys2"]
     assert "--override-channels" in args and "--no-anaconda-upload" in args
+    assert args[args.index("--output-folder") + 1] == str(ROOT / "build/conda-out")
+    base = run_cli("ci", "build-args", "linux-64").stdout.splitlines()  # nothing to read locally
+    assert [base[i + 1] for i, a in enumerate(base) if a == "-c"] == [
+        (ROOT / "build/conda-out").as_uri(), "https://repo.anaconda.com/pkgs/main"]
 
 
 # --- environment files against the local channel -------------------------------------------------
@@ -337,7 +369,7 @@ def test_build_runs_up_to_conda_and_says_how_to_get_it():
     assert steps == ["generated CI files match recipes/conda_build_config.yaml",
                      "conda build arguments for linux-64_python3.7_numpy1.16",
                      "host is linux-64", "conda and conda-build"]
-    assert ("conda build recipes/pygpu recipes/theano recipes/theano-gpu-config "
+    assert ("conda build recipes/pygpu recipes/theano "
             "-m ci/variants/linux-64_python3.7_numpy1.16.yaml" in proc.stdout)
     assert proc.stderr.splitlines() == [
         "build.sh: error: conda is not installed: conda build needs it. Install Miniforge "

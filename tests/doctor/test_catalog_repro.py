@@ -23,7 +23,8 @@ from gpuforge.doctor.catalog import diagnose_text
 
 REPRODUCED_HERE = {"mingw_32bit", "mingw_hypot", "path_spaces_nonascii", "runtime_dll_beside_wheel",
                    "glibc_too_old", "libgpuarray_source_checkout", "channel_missing", "windows_path_too_long",
-                   "gpu_preallocate_oom", "module_shadow", "torch_C_shadow"}
+                   "gpu_preallocate_oom", "module_shadow", "torch_C_shadow", "mx_cudart", "libpython_missing",
+                   "driver_types_h", "cuda_ipc"}
 
 
 def first_id(text: str) -> str | None:
@@ -63,6 +64,42 @@ def test_mingw_hypot_with_pythons_pyconfig(tmp_path: Path) -> None:
     assert first_id(out) == "mingw_hypot"
 
 
+def test_an_extension_linked_without_libpython(tmp_path: Path) -> None:
+    """MinGW links a module that calls the Python API without -lpythonXY (the import library
+    Theano could not find): the linker's own words for each `__imp_` symbol."""
+    gcc = tool("x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64-win32")
+    (tmp_path / "mod.c").write_text(
+        "__declspec(dllimport) extern int PyArg_ParseTuple(void *args, const char *format, ...);\n"
+        "int call(void *args) { return PyArg_ParseTuple(args, \"\"); }\n", encoding="utf-8")
+    out = run([gcc, "-shared", "-o", "mod.pyd", "mod.c"], tmp_path)
+    assert "undefined reference to `__imp_PyArg_ParseTuple'" in out, out
+    assert first_id(out) == "libpython_missing"
+
+
+def test_a_cuda_header_without_cudas_include_folder(tmp_path: Path) -> None:
+    """g++ on a module that includes CUDA's driver_types.h (cudnn.h does) without CUDA's include
+    folder on the command line."""
+    gxx = tool("g++", "g++")
+    (tmp_path / "mod.cpp").write_text("#include <driver_types.h>\nint main() { return 0; }\n",
+                                      encoding="utf-8")
+    out = run([gxx, "-c", "mod.cpp"], tmp_path)
+    if (tmp_path / "mod.o").exists():
+        pytest.skip("CUDA's headers are on this g++'s default include path: nothing to reproduce")
+    assert "driver_types.h: No such file or directory" in out, out
+    assert first_id(out) == "driver_types_h"
+
+
+def test_a_cuda_runtime_the_binary_was_built_for_is_missing(tmp_path: Path) -> None:
+    """The loader's own words for a libcudart of a CUDA that is not installed (an mxnet-cu92
+    wheel under CUDA 10): ctypes loads it by the soname such a wheel records."""
+    proc = subprocess.run([sys.executable, "-c", "import ctypes; ctypes.CDLL('libcudart.so.9.2')"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    if proc.returncode == 0:
+        pytest.skip("this machine has CUDA 9.2's libcudart: nothing to reproduce")
+    assert "libcudart.so.9.2: cannot open shared object file" in proc.stderr, proc.stderr
+    assert first_id(proc.stderr) == "mx_cudart"
+
+
 def test_space_in_the_user_name_splits_the_compiledir(tmp_path: Path) -> None:
     """g++ given the compiledir of `C:\\Users\\Chris Pikula` unquoted, as Theano 0.9 passed it."""
     gxx = tool("g++", "g++")
@@ -84,6 +121,28 @@ def test_a_library_the_wheel_does_not_ship(tmp_path: Path) -> None:
     out = run([sys.executable, "-c", "import ctypes; ctypes.CDLL('./libmxnet.so')"], tmp_path)
     assert "libcudnn.so.5: cannot open shared object file" in out, out
     assert first_id(out) == "runtime_dll_beside_wheel"
+
+
+def test_the_cuda_runtimes_words_for_a_failed_os_call() -> None:
+    """The CUDA runtime's own message for cudaErrorOperatingSystem (error 63 before CUDA 10.1,
+    304 since: driver_types.h), what torch prints when Windows refuses CUDA IPC: asked of the
+    real libcudart (cudaGetErrorString needs no driver)."""
+    import ctypes
+
+    roots = [Path(r) for r in (os.environ.get("CUDA_HOME"), "/usr/local/cuda") if r]
+    found = [(lib, root / "include" / "driver_types.h") for root in roots
+             for lib in sorted((root / "lib64").glob("libcudart.so.*"))
+             if (root / "include" / "driver_types.h").is_file()]
+    if not found:
+        pytest.skip("needs a CUDA toolkit (libcudart.so and driver_types.h) in $CUDA_HOME or /usr/local/cuda")
+    cudart = ctypes.CDLL(str(found[0][0]))
+    cudart.cudaGetErrorString.restype = ctypes.c_char_p
+    cudart.cudaGetErrorName.restype = ctypes.c_char_p
+    header = found[0][1].read_text(encoding="utf-8")
+    code = int(re.search(r"cudaErrorOperatingSystem\s*=\s*(\d+)", header).group(1))
+    assert cudart.cudaGetErrorName(code) == b"cudaErrorOperatingSystem"
+    message = cudart.cudaGetErrorString(code).decode()
+    assert first_id(f"RuntimeError: cuda runtime error ({code}) : {message}") == "cuda_ipc", message
 
 
 def _elf_hash(name: bytes) -> int:

@@ -84,7 +84,7 @@ CONFLICTS = [
     ("gpu-win64-legacy-cuda9.yml", ("cudnn=7.1[build=cuda9.0*]", "cudnn=7.1[build=cuda8.0*]"), "cudnn"),
     ("cpu-win64.yml", ("vc=14 ", "vc=15 "), "vc"),
     ("cpu-linux64.yml", ("pygpu=0.7.6", "pygpu=0.7.5"), "pygpu"),
-    ("pytorch04-win64.yml", ("  - pip  #", "  - python=3.7  # twice\n  - pip  #"), "python"),
+    ("cpu-win64.yml", ("  - pip  #", "  - python=3.7  # twice\n  - pip  #"), "python"),
 ]
 
 

@@ -10,6 +10,7 @@ from conftest import RECIPES, ROOT, run_cli
 
 from gpuforge.envs.check import check_all
 from gpuforge.envs.envfile import escapes, load_env
+from gpuforge.errors import GpuforgeError
 
 ENVS = ROOT / "envs"
 ENV_FILES = sorted(p.name for p in ENVS.glob("*.yml"))
@@ -35,9 +36,11 @@ def line_of(path: Path, fragment: str) -> int:
 
 
 def test_the_env_files_exist():
+    # pytorch04-win64.yml is gone: pytorch 0.4.0 was deleted from the pytorch channel (pytorch
+    # #104754, 2023-07-07: nothing older than 1.5.1 is left), which is deprecated (#138506).
     assert ENV_FILES == ["cpu-linux64.yml", "cpu-win64.yml", "gpu-linux64-blackwell.yml",
                          "gpu-linux64-legacy-cuda10.yml", "gpu-linux64.yml", "gpu-win64-blackwell.yml",
-                         "gpu-win64-legacy-cuda9.yml", "gpu-win64.yml", "pytorch04-win64.yml"]
+                         "gpu-win64-legacy-cuda9.yml", "gpu-win64.yml"]
 
 
 def test_repository_envs_are_clean_and_solve_on_real_records():
@@ -69,9 +72,39 @@ def test_every_conda_spec_matches_a_real_record(name):
 def test_cli_check_prints_a_summary():
     proc = run_cli("envs", "check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.splitlines()[-1] == (
-        "envs check: 9 env files clean, every conda spec on a real record, 9 solved offline on "
+    *notes, summary = proc.stdout.splitlines()
+    assert summary == (
+        "envs check: 8 env files clean, every conda spec on a real record, 8 solved offline on "
         "them (__cuda=12.0), 4 mirror files up to date")
+    # what the records do not prove is named: the build needs that no record shows published
+    assert [line.split(" (not proven)")[0] for line in notes] == [
+        "envs/records.yaml: the recipes' linux-64 build needs no record shows published on pkgs/main or "
+        "pkgs/msys2", "envs/records.yaml: the recipes' win-64 build needs no record shows published on "
+        "pkgs/main or pkgs/msys2"]
+
+
+def test_records_on_evidence_older_than_two_years_are_named(tmp_path):
+    shutil.copytree(ENVS, tmp_path / "envs")
+    shutil.copytree(RECIPES, tmp_path / "recipes")
+    records = tmp_path / "envs" / "records.yaml"
+    text = records.read_text()
+    at = text.index("  conda-test-linux:")
+    records.write_text(text[:at] + text[at:].replace("    checked: 2026-05-08", "    checked: 2018", 1))
+    proc = run_cli("envs", "check", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert ("envs/records.yaml: not re-checked within 2 years (not proven still published): "
+            "pygpu-0.7.6-py37h035aef0_0 (conda-test-linux)\n") in proc.stdout
+
+
+def test_records_evidence_needs_a_source_and_a_checked_date(tmp_path):
+    from gpuforge.envs.records import load_records
+
+    path = tmp_path / "records.yaml"
+    text = (ENVS / "records.yaml").read_text()
+    path.write_text(text.replace("    checked: 2026-05-08\n", "", 1))
+    with pytest.raises(GpuforgeError, match=r"records.yaml:\d+: evidence conda-test-linux: expected "
+                       r"`source:` and `checked:`"):
+        load_records(path)
 
 
 def test_headline_pins():
@@ -138,12 +171,11 @@ PIN_CASES = [
      "channel 'conda-forgee' is not defined in"),
     ("cpu-linux64.yml", "  - nose  #", "  - nose[subdir=linux-32]  #", "nose[subdir",
      "subdir linux-32 is 32-bit"),
-    ("pytorch04-win64.yml", "torchvision==0.2.1", "torchvision>=0.2", "torchvision>=0.2",
-     "pin it with =="),
-    ("pytorch04-win64.yml", "name: pytorch04-cuda90", "name: pytorch04-cuda90\nplatforms: [win-64]",
+    ("cpu-win64.yml", "scipy==1.5.4", "scipy>=1.5", "scipy>=1.5", "pin it with =="),
+    ("cpu-win64.yml", "name: gpuforge-cpu", "name: gpuforge-cpu\nplatforms: [win-64]",
      "platforms:", "unknown key 'platforms'"),
-    ("pytorch04-win64.yml", "  - pytorch  # the official", "  - conda-forge  # the official",
-     "pytorch::pytorch", "list channel pytorch under channels: too"),
+    ("cpu-win64.yml", "  - nose  #", "  - conda-forge::nose  #", "conda-forge::nose",
+     "list channel conda-forge under channels: too"),
     # issue 10: the channel nobody publishes, by name or as a spec's channel
     ("gpu-win64-legacy-cuda9.yml", "  - defaults  #", "  - gpuforge  # ours\n  - defaults  #", "- gpuforge",
      "channel 'gpuforge' is published nowhere"),
@@ -204,7 +236,7 @@ MATRIX_DRIFT = [
      "admits 9.0, outside the recipes' win-64 range >=8.0,<9.0"),
     ("  - '>=5.1,<8'", "  - '>=5.1,<7.5'", "gpu-linux64-legacy-cuda10.yml", "cudnn=7.6",
      "admits 7.6, outside the recipes' linux-64 range >=5.1,<7.5"),
-    ("  - 14  # [win]", "  - 15  # [win]", "pytorch04-win64.yml", "vc=14", "pin vc=15"),
+    ("  - 14  # [win]", "  - 15  # [win]", "cpu-win64.yml", "vc=14", "pin vc=15"),
 ]
 
 
@@ -263,3 +295,18 @@ def test_conda_runs_the_pip_section_in_the_env_files_folder(conda_tools, theano_
         for ext in ("sh", "bat"):
             name = f"{change}.d/theano-gpu-config_{change}.{ext}"
             assert (prefix / "etc" / "conda" / name).read_bytes() == (scripts / name).read_bytes()
+
+
+def test_build_needs_without_a_record_are_named_and_a_record_clears_one(tmp_path):
+    """What the CI's conda builds need from pkgs/main and pkgs/msys2 is checked against the
+    records too: a need no record shows published is named (not proven), a recorded one is not."""
+    shutil.copytree(ENVS, tmp_path / "envs")
+    result = check_all(tmp_path / "envs", RECIPES)
+    assert "vs2019_win-64" in result.build_needs["win-64"]
+    assert "vc 14.*" not in result.build_needs["win-64"]  # vc 14 h0510ff6_3 (facts)
+    assert "gcc_linux-64 7.3.0.*" not in result.build_needs["linux-64"]
+    records = tmp_path / "envs" / "records.yaml"
+    records.write_text(records.read_text().replace("records:\n", "records:\n  - {name: vs2019_win-64, "
+                       "version: 19.29.30133, build: h7dcff83_7, subdir: win-64, channel: pkgs/main, "
+                       "evidence: facts}\n", 1))
+    assert "vs2019_win-64" not in check_all(tmp_path / "envs", RECIPES).build_needs["win-64"]

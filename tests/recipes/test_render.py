@@ -134,3 +134,19 @@ def test_pin_compatible_arguments_reach_the_pin_as_built():
     assert first.requirements["run"][:2] == ["python", "numpy"]
     assert first.run_as_built({"numpy": "1.16.6"})[:2] == ["python >=3.6,<3.7.0a0",
                                                           "numpy >=1.16.6,<1.17.0a0"]
+
+
+def test_theano_linux_test_compiles_with_the_declared_gcc(renders):
+    """The Linux recipe test runs Theano with the recipe's own g++ (gxx_linux-64 7.3.0 from its
+    run requirements, GXX set by its activation), never the build machine's g++."""
+    theano = {key: r for key, r in renders.items() if key[0] == "theano"}
+    assert len(theano) == 12
+    for (_, platform, _), rendered in theano.items():
+        commands = rendered.meta["test"]["commands"]
+        if platform == "linux-64":
+            assert "gxx_linux-64 7.3.0.*" in rendered.requirements["run"]
+            assert ('THEANO_FLAGS="cxx=${GXX}" python test_exp.py --cxx-in-prefix "${PREFIX}" '
+                    "--cxx-package gxx_linux-64") in commands
+            assert "python test_exp.py" not in commands
+        else:
+            assert "python test_exp.py" in commands

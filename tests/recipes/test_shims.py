@@ -1,6 +1,7 @@
 """theano-gpu-config's NVRTC shim and cuBLAS forwarder (recipes/theano-gpu-config/shims/):
 what each environment gets, built for real with gcc and mingw-w64, their exports, and
-their behaviour against NVIDIA's real NVRTC 11.8 (PyPI's nvidia-cuda-nvrtc-cu11 wheels),
+their behaviour against NVIDIA's real NVRTC 11.8 (PyPI's nvidia-cuda-nvrtc-cu11 wheels, pinned
+in gpuforge.smoke.mockgpu.nvidia),
 on Linux and on Windows under Wine, driven the way libgpuarray 0.7.6 calls them."""
 
 from __future__ import annotations
@@ -9,28 +10,20 @@ import os
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 from conftest import RECIPES, ROOT
 
-from gpuforge.recipes.sources import Source, default_cache_dir, fetch
-from gpuforge.smoke.targets import PYPI_FILES, WINE, WINE_INSTALL
+from gpuforge.recipes.sources import default_cache_dir
+from gpuforge.smoke.mockgpu import nvidia  # the pinned PyPI wheels of NVIDIA's NVRTC
+from gpuforge.smoke.targets import WINE, WINE_INSTALL
 
 SHIMS = RECIPES / "theano-gpu-config" / "shims"
 DATA = ROOT / "tests" / "data" / "shims"
 sys.path.insert(0, str(SHIMS))
-import build as shims  # noqa: E402  (recipes/theano-gpu-config/shims/build.py)
+import build_shims as shims  # noqa: E402  (recipes/theano-gpu-config/shims/build_shims.py)
 
-# NVIDIA's NVRTC of CUDA 11.8 (the one pkgs/main cudatoolkit 11.8.0 ships), with the sha256
-# PyPI's simple index publishes (https://pypi.org/simple/nvidia-cuda-nvrtc-cu11/, 2026-11).
-NVRTC_118_LINUX = Source(PYPI_FILES + "60/44/202e027c224c26e15a53f01c5c7604c7f6b4fd368882d3164ea08fead207/"
-                         "nvidia_cuda_nvrtc_cu11-11.8.89-py3-none-manylinux2014_x86_64.whl",
-                         "a8d02f3cba345be56b1ffc3e74d8f61f02bb758dd31b0f20e12277a5a244f756")
-NVRTC_118_WIN = Source(PYPI_FILES + "c9/19/17745076214b0cc985cfdbabe2b3108f1237704985dab5b748e48432aca1/"
-                       "nvidia_cuda_nvrtc_cu11-11.8.89-py3-none-win_amd64.whl",
-                       "e18a23a8f4064664a6f1c4a64f38c581cbebfb5935280e94a4943ea8ae3791b1")
 MINGW = shutil.which("x86_64-w64-mingw32-gcc")
 OBJDUMP = shutil.which("x86_64-w64-mingw32-objdump")
 NVRTC_NAMES = {"nvrtcCreateProgram", "nvrtcCompileProgram", "nvrtcDestroyProgram", "nvrtcGetProgramLog",
@@ -88,9 +81,9 @@ def linux_build(tmp_path_factory):
     NVIDIA's real libnvrtc.so.11.2 (+ builtins) and a stand-in libcublas.so.12."""
     prefix = tmp_path_factory.mktemp("env")
     lib = prefix / "lib"
-    with zipfile.ZipFile(fetch(NVRTC_118_LINUX, default_cache_dir(), say=lambda _: None)) as whl:
-        for name in ("libnvrtc.so.11.2", "libnvrtc-builtins.so.11.8"):
-            touch(lib / name, whl.read(f"nvidia/cuda_nvrtc/lib/{name}"))
+    real = nvidia.linux_nvrtc("11.8", say=lambda _: None)  # the NVRTC of CUDA 11.8
+    for name in ("libnvrtc.so.11.2", "libnvrtc-builtins.so.11.8"):
+        touch(lib / name, (real / name).read_bytes())
     subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(lib / "libcublas.so.12"), str(DATA / "fake_cublas.c")],
                    check=True)
     built = shims.build(str(prefix), "linux-64", cc="gcc", say=lambda _: None)
@@ -156,9 +149,9 @@ def windows_build(tmp_path_factory):
         pytest.skip("needs mingw-w64: `apt-get install gcc-mingw-w64-x86-64-win32` (ci/apt-packages.txt)")
     prefix = tmp_path_factory.mktemp("winenv")
     bin_dir = prefix / "Library" / "bin"
-    with zipfile.ZipFile(fetch(NVRTC_118_WIN, default_cache_dir(), say=lambda _: None)) as whl:
-        for name in ("nvrtc64_112_0.dll", "nvrtc-builtins64_118.dll"):
-            touch(bin_dir / name, whl.read(f"nvidia/cuda_nvrtc/bin/{name}"))
+    real = nvidia.windows_nvrtc("11.8", say=lambda _: None)
+    for name in ("nvrtc64_112_0.dll", "nvrtc-builtins64_118.dll"):
+        touch(bin_dir / name, (real / name).read_bytes())
     subprocess.run([MINGW, "-shared", "-o", str(bin_dir / "cublas64_11.dll"), str(DATA / "fake_cublas.c")],
                    check=True)
     built = shims.build(str(prefix), "win-64", cc=MINGW, say=lambda _: None)

@@ -8,6 +8,7 @@ Each case fails as published with its real error text and compiles with each of 
 
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import os
 import subprocess
@@ -31,7 +32,11 @@ cuStreamDestroy_v2 cuIpcGetMemHandle cuIpcOpenMemHandle cuIpcCloseMemHandle cuGe
 
 @pytest.fixture(scope="module")
 def mock_driver():
-    return ctypes.CDLL(str(build.linux_mocks() / "libcuda.so.1"))
+    """The mock driver in this process, unloaded afterwards: while loaded, its soname answers every
+    dlopen("libcuda.so.1") here, and the smoke targets' driver check would take it for NVIDIA's."""
+    driver = ctypes.CDLL(str(build.linux_mocks() / "libcuda.so.1"))
+    yield driver
+    _ctypes.dlclose(driver._handle)
 
 
 def test_the_mock_driver_exports_what_libgpuarray_and_nvrtc_load(mock_driver):

@@ -10,14 +10,20 @@ from gpuforge.recipes.selectors import PLATFORMS
 
 
 def cmd_ci_render(args: argparse.Namespace) -> int:
-    from gpuforge.ci.workflow import CONFIG, render
+    from gpuforge.ci.workflow import CONFIG, line_ending_problems, render
 
     changes = render(args.root, check=args.check)
     for line in changes:
         print(line)
+    endings = line_ending_problems(args.root)
+    for line in endings:
+        print(line)
     if args.check and changes:
         print(f"{len(changes)} generated file(s) differ from {CONFIG.as_posix()}: "
               "run `gpuforge ci render`")
+        return 1
+    if endings:
+        print(f"{len(endings)} script(s) with line endings their interpreter misreads")
         return 1
     if args.check:
         print(f"ci: generated files match {CONFIG.as_posix()}")
@@ -46,7 +52,39 @@ def cmd_ci_matrix(args: argparse.Namespace) -> int:
 def cmd_ci_build_args(args: argparse.Namespace) -> int:
     from gpuforge.ci.workflow import build_args
 
-    print("\n".join(build_args(args.root, args.job, args.channel)))
+    print("\n".join(build_args(args.root, args.job, args.channel, args.output)))
+    return 0
+
+
+def cmd_ci_outputs(args: argparse.Namespace) -> int:
+    from gpuforge.ci.artifacts import MANIFEST, write_outputs
+
+    rels = write_outputs(args.job, args.source, args.dest)
+    for rel in rels:
+        print(f"    {rel}")
+    print(f"ci: {len(rels)} package(s) of {args.job} in {args.dest}, sha256 in {args.dest / MANIFEST}")
+    return 0
+
+
+def cmd_ci_collect(args: argparse.Namespace) -> int:
+    from gpuforge.ci.artifacts import collect
+
+    taken = collect(args.artifacts, args.channel)
+    for package in taken:
+        print(f"    {package.rel}  {package.sha256[:16]}...  from {package.origin}")
+    print(f"ci: {len(taken)} verified package(s) in {args.channel}")
+    return 0
+
+
+def cmd_ci_channel_failure(args: argparse.Namespace) -> int:
+    from gpuforge.channels import classify
+    from gpuforge.fileio import decode_text, read_bytes
+
+    data = read_bytes(args.log, limit=64 * 1024 * 1024)
+    failure = classify(decode_text(data[-4 * 1024 * 1024:], args.log))
+    if failure is None:
+        return 1
+    print(failure)
     return 0
 
 
@@ -86,8 +124,26 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                                  help="the `conda build` arguments of one job, one per line")
     ci_args.add_argument("job", help="a job name from `gpuforge ci matrix` (e.g. linux-64)")
     ci_args.add_argument("--channel", type=Path, default=Path("channel"),
-                         help="the local channel to build into (default: channel)")
+                         help="the local channel with what the job builds on (default: channel)")
+    ci_args.add_argument("--output", type=Path, default=Path("build/conda-out"),
+                         help="conda-build's output folder (default: build/conda-out)")
     ci_args.set_defaults(func=cmd_ci_build_args)
+    ci_out = ci_cmds.add_parser("outputs", help="a build job's packages and their sha256 "
+                                "(manifest.json), for its artifact")
+    ci_out.add_argument("job", help="the job that built them")
+    ci_out.add_argument("--from", dest="source", type=Path, required=True,
+                        help="conda-build's output folder")
+    ci_out.add_argument("--to", dest="dest", type=Path, required=True, help="the artifact folder")
+    ci_out.set_defaults(func=cmd_ci_outputs)
+    ci_collect = ci_cmds.add_parser("collect", help="verify downloaded artifacts (one folder each) "
+                                    "against their manifests and copy their packages into a channel")
+    ci_collect.add_argument("artifacts", type=Path, help="the folder holding one folder per artifact")
+    ci_collect.add_argument("--channel", type=Path, required=True, help="the channel folder to fill")
+    ci_collect.set_defaults(func=cmd_ci_collect)
+    ci_fail = ci_cmds.add_parser("channel-failure", help="the channel failure (host, HTTP status) a "
+                                 "log reports; exit 1 when it reports none")
+    ci_fail.add_argument("log", type=Path, help="a command's output")
+    ci_fail.set_defaults(func=cmd_ci_channel_failure)
     ci_envs = ci_cmds.add_parser("envs", parents=[ci_common],
                                  help="a platform's environment files (envs/*-<platform>.yml)")
     ci_envs.add_argument("platform", choices=list(PLATFORMS))

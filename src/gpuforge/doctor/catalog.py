@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import re2
 
-from gpuforge.doctor.normalize import evidence_lines, normalize
+from gpuforge.doctor.normalize import evidence_lines, normalize, unwrapped
 from gpuforge.errors import GpuforgeError
 from gpuforge.yamlio import expect_list, expect_mapping, read_yaml
 
@@ -58,6 +58,10 @@ class Entry:
     autofix: Any = None
     explains: tuple[str, ...] = ()  # ids of failures this one causes: it is named before them
     candidates: tuple[str, ...] = ()  # an undecided symptom: the ids that may cause it
+    # where each text pattern was written from (its `from:`, else the entry's): report files,
+    # thread urls, `seed NNN`, `code: FILE`, `repro: TEST`; evaluate.py's cross-validation
+    # switches a pattern off for the reports of the only source it came from
+    origins: dict[bytes, tuple[str, ...]] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -167,19 +171,52 @@ def last_match(pattern: re2._Regexp, data: bytes) -> re2._Match | None:
     return found
 
 
-def _patterns(item: Any, key: str, path: Path, line: int) -> tuple[re2._Regexp, ...]:
-    try:
-        return tuple(compile_pattern(p) for p in (item.get("match") or {}).get(key, []) or [])
-    except re2.error as exc:
-        reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
-        raise GpuforgeError(f"{item['id']}: bad pattern (RE2 syntax): {reason}", path, line) from None
+def _origins(value: Any, item: Any, path: Path, line: int) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
+        raise GpuforgeError(f"{item['id']}: `from` must be a list of sources (report files, urls, "
+                            "`seed N`, `code: FILE`, `repro: TEST`)", path, line)
+    return tuple(v.strip() for v in value)
 
 
-def _groups(item: Any, path: Path, line: int) -> tuple[tuple[re2._Regexp, ...], ...]:
+def _pattern_items(item: Any, values: Any, path: Path, line: int) -> list[tuple[str, tuple[str, ...]]]:
+    """(regex, its sources) of a pattern list; an item is a regex, or `{re: REGEX, from: [...]}`
+    when it was written from other sources than the entry's `from`."""
+    default = tuple(item.get("from") or ())
+    out = []
+    for value in values or []:
+        if isinstance(value, dict):
+            if set(value) != {"re", "from"} or not isinstance(value["re"], str):
+                raise GpuforgeError(f"{item['id']}: a pattern is a string or `{{re: REGEX, from: [...]}}`",
+                                    path, line)
+            out.append((value["re"], _origins(value["from"], item, path, line)))
+        elif isinstance(value, str):
+            out.append((value, default))
+        else:
+            raise GpuforgeError(f"{item['id']}: a pattern must be a string", path, line)
+    return out
+
+
+def _patterns(item: Any, key: str, path: Path, line: int,
+              origins: dict[bytes, tuple[str, ...]] | None = None) -> tuple[re2._Regexp, ...]:
+    compiled = []
+    for pattern, sources in _pattern_items(item, (item.get("match") or {}).get(key, []), path, line):
+        try:
+            regex = compile_pattern(pattern)
+        except re2.error as exc:
+            reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
+            raise GpuforgeError(f"{item['id']}: bad pattern (RE2 syntax): {reason}", path, line) from None
+        if origins is not None:
+            origins[regex.pattern] = tuple(dict.fromkeys((*origins.get(regex.pattern, ()), *sources)))
+        compiled.append(regex)
+    return tuple(compiled)
+
+
+def _groups(item: Any, path: Path, line: int,
+            origins: dict[bytes, tuple[str, ...]]) -> tuple[tuple[re2._Regexp, ...], ...]:
     """`all:` is one list of patterns that must all match, or a list of such lists (any one)."""
     value = (item.get("match") or {}).get("all") or []
     groups = value if value and all(isinstance(v, list) for v in value) else [value] if value else []
-    return tuple(_patterns({"id": item["id"], "match": {"all": g}}, "all", path, line) for g in groups)
+    return tuple(_patterns({**item, "match": {"all": g}}, "all", path, line, origins) for g in groups)
 
 
 def _ids(item: Any, key: str, path: Path, line: int) -> tuple[str, ...]:
@@ -206,16 +243,19 @@ def load_catalog(path: Path = CATALOG_PATH) -> tuple[Entry, ...]:
         platforms = tuple(item.get("platforms") or ["all"])
         if set(platforms) - set(PLATFORMS):
             raise GpuforgeError(f"{item['id']}: platforms must be among {PLATFORMS}", path, line)
+        if "from" in item:
+            _origins(item["from"], item, path, line)
+        origins: dict[bytes, tuple[str, ...]] = {}
         facts = tuple(
             tuple(_condition(c, path, line) for c in (group if isinstance(group, list) else [group]))
             for group in (item.get("match") or {}).get("facts", []) or [])
-        entry = Entry(item["id"], item["title"], platforms, _patterns(item, "text", path, line),
+        entry = Entry(item["id"], item["title"], platforms, _patterns(item, "text", path, line, origins),
                       item["cause"], item["fix"], item["source"], item,
-                      all_groups=_groups(item, path, line), facts=facts,
+                      all_groups=_groups(item, path, line, origins), facts=facts,
                       unless=_patterns(item, "unless", path, line),
                       wrapper=bool(item.get("wrapper")), autofix=item.get("autofix"),
                       explains=_ids(item, "explains", path, line),
-                      candidates=_ids(item, "candidates", path, line))
+                      candidates=_ids(item, "candidates", path, line), origins=origins)
         if not (entry.patterns or entry.all_groups or entry.facts):
             raise GpuforgeError(f"{item['id']}: no match (text, all or facts)", path, line)
         entries.append(entry)
@@ -303,18 +343,32 @@ def order_findings(hits: list[tuple[int, Finding]]) -> list[Finding]:
     return specific or ordered
 
 
-def diagnose_text(text: str) -> list[Finding]:
-    """Entries whose patterns match ``text`` (normalized first), the root cause first."""
+def diagnose_text(text: str, off: dict[str, frozenset[bytes]] | None = None) -> list[Finding]:
+    """Entries whose patterns match ``text`` (normalized first), the root cause first.
+    ``off``: per entry id, patterns to treat as absent (cross-validation switches off the
+    patterns written only from the report's own source)."""
     text = normalize(text)
     data = "\n".join([text, *evidence_lines(text)]).encode("utf-8", "replace")
     catalog = load_catalog()
     found_set, patterns = pattern_set()
     present = {patterns[i] for i in found_set.Match(data) or []}
-    hits = []
+    hits, missed = [], []
     for e in catalog:
-        found = _text_match(e, data, present)
+        switched_off = (off or {}).get(e.id)
+        found = _text_match(e, data, present - switched_off if switched_off else present)
         if found is not None:
             hits.append((found[0], Finding(e, found[1])))
+        else:
+            missed.append(e)
+    joined = unwrapped(text)
+    if joined is not None:  # a hard-wrapped paste: the entries not found, on its lines joined
+        data = joined[0].encode("utf-8", "replace")
+        present = {patterns[i] for i in found_set.Match(data) or []}
+        for e in missed:
+            switched_off = (off or {}).get(e.id)
+            found = _text_match(e, data, present - switched_off if switched_off else present)
+            if found is not None:  # its position: about where it is in the paste
+                hits.append((found[0], Finding(e, found[1])))
     return order_findings(hits)
 
 

@@ -4,20 +4,31 @@ A report (tests/data/reports/*/*.txt) is one user's text exactly as posted, unde
 a header written by whoever collected it:
 
     # url: <where it was posted>
-    # source: <theano | libgpuarray | pytorch | mxnet | qa ...>
+    # source: <theano | libgpuarray | pytorch | mxnet | qa | owner/repo ...>
+    # kind: <upstream | downstream | qa>   (optional: else from the url)
     # expected: <the catalog id the thread established, or none>
     # cause: <what the thread established, and who said so>
+    # proposed: <a slug for a cause the catalog lacks>   (optional)
+    # relabel: <why `expected` was corrected, citing the thread>   (optional)
     # ---
     <the user's text>
 
-Measures, per source and in all (``in catalog``: reports whose expected id is a catalog id):
+Every report is scored twice: on the whole catalog, and cross-validated by source. A
+report's group is its repository (github owner/repo) or its site (the url's host); every
+catalog pattern records where it was written from (`from:` in catalog.yaml), and when a
+report is scored cross-validated, the patterns written only from its own group are
+switched off: the rule must catch it from what other threads taught it.
+
+Measures, per kind (upstream trackers, downstream projects, Q&A sites), per source and
+per entry (``in catalog``: reports whose expected id is a catalog id):
   first right  the first finding is the expected id (share of in-catalog reports);
   recall       the expected id is among the findings or the candidates (same share);
-  undecided    the first finding is a list of candidates (an honest "one of these");
+  undecided    the first finding is a list of candidates holding the expected id;
   abstained    no finding at all;
-  false alarm  a finding on a report whose expected id is not in the catalog (none or a
-               cause it lacks), or a first finding that is wrong (an undecided one counts
-               only when its candidates miss the expected id).
+  wrong        an in-catalog report whose first finding names another cause (an undecided
+               one counts only when its candidates miss the expected id);
+  false alarm  any finding on a report whose cause the catalog does not have (none, or a
+               `proposed` cause).
 """
 
 from __future__ import annotations
@@ -27,17 +38,40 @@ import json
 import re
 import sys
 import time
-from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from gpuforge.doctor.catalog import Finding, diagnose_text, load_catalog, pattern_set
 from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import read_text
 
 REPORTS = Path(__file__).resolve().parents[3] / "tests" / "data" / "reports"
-HEADER = re.compile(r"# (url|source|expected|cause): ?(.*)$")
+HEADER = re.compile(r"# (url|source|kind|expected|cause|proposed|relabel): ?(.*)$")
 REQUIRED = ("url", "source", "expected", "cause")
+KINDS = ("upstream", "downstream", "qa")
+# the projects' own trackers; any other GitHub repository is a downstream project
+UPSTREAM = frozenset({"theano/theano", "theano/libgpuarray", "pytorch/pytorch", "apache/mxnet"})
+RENAMED = {"apache/incubator-mxnet": "apache/mxnet"}
+GITHUB = re.compile(r"https?://(?:www\.)?github\.com/([^/\s#?]+)/([^/\s#?]+)", re.I)
+HOST = re.compile(r"https?://(?:www\.)?([^/\s:?#]+)", re.I)
+
+
+def group_of(url: str) -> str:
+    """A thread's source for cross-validation: its GitHub repository, else its site."""
+    m = GITHUB.match(url)
+    if m:
+        repo = f"{m.group(1)}/{m.group(2)}".lower()
+        return RENAMED.get(repo, repo)
+    m = HOST.match(url)
+    return m.group(1).lower() if m else url
+
+
+def kind_of(url: str) -> str:
+    group = group_of(url)
+    return "upstream" if group in UPSTREAM else "downstream" if GITHUB.match(url) else "qa"
 
 
 @dataclass
@@ -48,6 +82,12 @@ class UserReport:
     expected: str
     cause: str
     text: str
+    kind: str = ""
+    proposed: str = ""
+
+    @property
+    def group(self) -> str:
+        return group_of(self.url)
 
 
 @dataclass
@@ -73,6 +113,8 @@ class Tally:
     recalled: int = 0
     undecided: int = 0
     abstained: int = 0
+    wrong: int = 0
+    outside: int = 0  # reports whose cause the catalog lacks
     false_alarms: int = 0
     seconds: list[float] = field(default_factory=list)
 
@@ -83,18 +125,16 @@ class Tally:
         return {"reports": self.reports, "in_catalog": self.in_catalog,
                 "first_right": self.first_right, "accuracy": share(self.first_right),
                 "recalled": self.recalled, "recall": share(self.recalled),
-                "undecided": self.undecided, "abstained": self.abstained,
-                "false_alarms": self.false_alarms,
+                "undecided": self.undecided, "abstained": self.abstained, "wrong": self.wrong,
+                "outside_catalog": self.outside, "false_alarms": self.false_alarms,
                 "max_seconds": round(max(self.seconds, default=0.0), 4),
                 "mean_seconds": round(sum(self.seconds) / len(self.seconds), 4) if self.seconds else 0.0}
 
 
 def read_report(path: Path) -> UserReport:
-    """One corpus file: its header (located errors) and the user's text after `# ---`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GpuforgeError(f"cannot read the report: {exc}", path) from None
+    """One corpus file (through the one reader): its header (located errors) and the user's
+    text after `# ---`."""
+    text = read_text(path)
     header: dict[str, str] = {}
     lines = text.split("\n")
     for number, line in enumerate(lines, 1):
@@ -102,8 +142,12 @@ def read_report(path: Path) -> UserReport:
             missing = [k for k in REQUIRED if not header.get(k)]
             if missing:
                 raise GpuforgeError(f"report header without {', '.join(missing)}", path, number)
+            kind = header.get("kind") or kind_of(header["url"])
+            if kind not in KINDS:
+                raise GpuforgeError(f"kind must be one of {', '.join(KINDS)}", path, number)
             return UserReport(path, header["url"], header["source"], header["expected"].split()[0],
-                              header["cause"], "\n".join(lines[number:]))
+                              header["cause"], "\n".join(lines[number:]), kind,
+                              header.get("proposed", ""))
         m = HEADER.match(line)
         if not m:
             raise GpuforgeError("not a report header line (`# key: value` until `# ---`)", path, number)
@@ -111,9 +155,33 @@ def read_report(path: Path) -> UserReport:
     raise GpuforgeError("no `# ---` line ends the report header", path)
 
 
-def judge(report: UserReport, ids: set[str]) -> Outcome:
+@cache
+def origin_group(origin: str) -> str | None:
+    """The group of one `from:` item: a corpus report's (by its url) or a thread url's; None for
+    what is no thread of a group (a seed, upstream code, a failure made here)."""
+    if origin.endswith(".txt") and not origin.startswith(("http", "logs/")):
+        path = REPORTS / origin
+        if not path.is_file():
+            raise GpuforgeError(f"`from:` names a report that is not in the corpus: {origin}",
+                                load_catalog.__defaults__[0] if load_catalog.__defaults__ else None)
+        return read_report(path).group
+    return group_of(origin) if origin.startswith("http") else None
+
+
+def switched_off(group: str) -> dict[str, frozenset[bytes]]:
+    """Per entry, the patterns written only from ``group``'s threads."""
+    off = {}
+    for e in load_catalog():
+        patterns = frozenset(p for p, origins in e.origins.items()
+                             if origins and {origin_group(o) for o in origins} == {group})
+        if patterns:
+            off[e.id] = patterns
+    return off
+
+
+def judge(report: UserReport, ids: set[str], off: dict[str, frozenset[bytes]] | None = None) -> Outcome:
     start = time.perf_counter()
-    findings = diagnose_text(report.text)
+    findings = diagnose_text(report.text, off)
     outcome = Outcome(report, findings, time.perf_counter() - start)
     first = outcome.first
     if report.expected not in ids:
@@ -129,7 +197,7 @@ def judge(report: UserReport, ids: set[str]) -> Outcome:
     return outcome
 
 
-def tally(outcomes: list[Outcome], ids: set[str]) -> Tally:
+def tally(outcomes: Iterable[Outcome], ids: set[str]) -> Tally:
     t = Tally()
     for o in outcomes:
         t.reports += 1
@@ -140,7 +208,10 @@ def tally(outcomes: list[Outcome], ids: set[str]) -> Tally:
             t.recalled += o.report.expected in o.named()
             t.undecided += o.verdict == "undecided"
             t.abstained += o.verdict == "abstained"
-        t.false_alarms += o.verdict == "wrong"
+            t.wrong += o.verdict == "wrong"
+        else:
+            t.outside += 1
+            t.false_alarms += o.verdict == "wrong"
     return t
 
 
@@ -158,33 +229,61 @@ def report_files(folders: list[Path]) -> list[Path]:
     return files
 
 
-def evaluate(folders: list[Path]) -> tuple[list[Outcome], dict[str, Tally]]:
+@dataclass
+class Evaluation:
+    """Each report's outcome on the whole catalog and cross-validated by source."""
+
+    whole: list[Outcome]
+    cross: list[Outcome]
+    ids: set[str]
+
+    def tallies(self, key: Callable[[UserReport], str]) -> dict[str, tuple[Tally, Tally]]:
+        """(whole, cross-validated) tallies per ``key`` of the report, and `all`."""
+        keys = sorted({key(o.report) for o in self.whole})
+        rows = {k: (tally((o for o in self.whole if key(o.report) == k), self.ids),
+                    tally((o for o in self.cross if key(o.report) == k), self.ids)) for k in keys}
+        rows["all"] = (tally(self.whole, self.ids), tally(self.cross, self.ids))
+        return rows
+
+
+def evaluate(folders: list[Path]) -> Evaluation:
     ids = {e.id for e in load_catalog()}
     pattern_set()  # compiled once per process: not part of any report's time
-    outcomes = [judge(read_report(p), ids) for p in report_files(folders)]
-    by_source: dict[str, list[Outcome]] = defaultdict(list)
-    for o in outcomes:
-        by_source[o.report.source].append(o)
-    tallies = {source: tally(items, ids) for source, items in sorted(by_source.items())}
-    tallies["all"] = tally(outcomes, ids)
-    return outcomes, tallies
+    reports = [read_report(p) for p in report_files(folders)]
+    offs = {group: switched_off(group) for group in sorted({r.group for r in reports})}
+    whole = [judge(r, ids) for r in reports]
+    cross = [judge(r, ids, offs[r.group]) for r in reports]
+    return Evaluation(whole, cross, ids)
 
 
 def _pct(n: int, d: int) -> str:
     return f"{n}/{d} ({100 * n / d:.0f}%)" if d else "-"
 
 
-def table(tallies: dict[str, Tally]) -> list[str]:
-    rows = [("source", "reports", "in catalog", "first right", "recall", "undecided", "abstained",
-             "false alarms", "max s/report")]
-    for source, t in tallies.items():
-        rows.append((source, str(t.reports), str(t.in_catalog), _pct(t.first_right, t.in_catalog),
-                     _pct(t.recalled, t.in_catalog), str(t.undecided), str(t.abstained),
-                     str(t.false_alarms), f"{max(t.seconds, default=0):.3f}"))
+def _grid(rows: list[tuple[str, ...]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |" for r in rows]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return lines
+
+
+def table(tallies: dict[str, tuple[Tally, Tally]], label: str = "kind") -> list[str]:
+    """Whole-corpus and cross-validated figures side by side (`whole / cross`)."""
+    rows = [(label, "reports", "in catalog", "first right (whole)", "first right (cross)",
+             "recall (whole / cross)", "undecided", "abstained", "wrong", "none", "false alarms")]
+    for name, (w, c) in tallies.items():
+        rows.append((name, str(w.reports), str(w.in_catalog), _pct(w.first_right, w.in_catalog),
+                     _pct(c.first_right, c.in_catalog),
+                     f"{w.recalled} / {c.recalled}", f"{w.undecided} / {c.undecided}",
+                     f"{w.abstained} / {c.abstained}", f"{w.wrong} / {c.wrong}", str(w.outside),
+                     f"{w.false_alarms} / {c.false_alarms}"))
+    return _grid(rows)
+
+
+def timing(evaluation: Evaluation) -> str:
+    seconds = [o.seconds for o in (*evaluation.whole, *evaluation.cross)]
+    return (f"time per report: max {max(seconds):.3f} s, mean {sum(seconds) / len(seconds):.4f} s "
+            f"({len(seconds)} diagnoses)")
 
 
 def misses(outcomes: list[Outcome]) -> list[str]:
@@ -194,7 +293,8 @@ def misses(outcomes: list[Outcome]) -> list[str]:
             continue
         got = ", ".join(f.id + (f"{{{'|'.join(f.entry.candidates)}}}" if f.undecided else "")
                         for f in o.findings) or "nothing"
-        lines.append(f"{o.verdict:9} {o.report.path.name}: expected {o.report.expected}, got {got}")
+        where = f"{o.report.path.parent.name}/{o.report.path.name}"
+        lines.append(f"{o.verdict:9} {o.report.kind:10} {where}: expected {o.report.expected}, got {got}")
     return lines
 
 
@@ -227,23 +327,40 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="doctor_eval", description=__doc__.split("\n")[0])
     parser.add_argument("folders", nargs="*", type=Path, default=[REPORTS])
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the figures as JSON")
-    parser.add_argument("--misses", action="store_true", help="list every report not named right")
+    parser.add_argument("--misses", action="store_true",
+                        help="list every report not named right (cross-validated)")
+    parser.add_argument("--by", choices=("kind", "source", "entry"), action="append",
+                        help="tables to print (default: kind, source and entry)")
+    parser.add_argument("--no-times", action="store_true",
+                        help="leave out the time line (output that does not vary between runs)")
     parser.add_argument("--adversarial", action="store_true",
                         help="also time matching on 1 MB and 10 MB single lines built from each pattern")
     args = parser.parse_args(argv)
     try:
-        outcomes, tallies = evaluate(args.folders)
+        evaluation = evaluate(args.folders)
     except GpuforgeError as exc:
         print(f"doctor_eval: error: {exc}", file=sys.stderr)
         return 2
-    print("\n".join(table(tallies)))
+    keys: dict[str, Callable[[UserReport], str]] = {
+        "kind": lambda r: r.kind,
+        "source": lambda r: r.group if r.kind == "upstream" else f"({r.kind})",
+        "entry": lambda r: r.expected if r.expected in evaluation.ids else "(outside the catalog)"}
+    figures: dict[str, Any] = {}
+    for by in args.by or ["kind", "source", "entry"]:
+        tallies = evaluation.tallies(keys[by])
+        figures[by] = {k: {"whole": w.as_json(), "cross": c.as_json()} for k, (w, c) in tallies.items()}
+        print("\n".join(table(tallies, by)))
+        print()
+    if not args.no_times:
+        print(timing(evaluation))
     if args.misses:
-        print("\n".join(["", *misses(outcomes)]))
-    figures = {"tallies": {s: t.as_json() for s, t in tallies.items()},
-               "reports": [{"file": o.report.path.name, "source": o.report.source,
-                            "expected": o.report.expected, "verdict": o.verdict,
-                            "findings": [f.id for f in o.findings], "seconds": round(o.seconds, 4)}
-                           for o in outcomes]}
+        print("\n".join(["", *misses(evaluation.cross)]))
+    figures["reports"] = [{"file": f"{w.report.path.parent.name}/{w.report.path.name}",
+                           "group": w.report.group, "kind": w.report.kind, "expected": w.report.expected,
+                           "verdict": w.verdict, "cross_verdict": c.verdict,
+                           "findings": [f.id for f in w.findings],
+                           "cross_findings": [f.id for f in c.findings], "seconds": round(w.seconds, 4)}
+                          for w, c in zip(evaluation.whole, evaluation.cross, strict=True)]
     if args.adversarial:
         timings = time_adversarial()
         figures["adversarial_seconds"] = timings
@@ -251,7 +368,6 @@ def main(argv: list[str] | None = None) -> int:
             worst = max(timings, key=lambda i: timings[i][size])
             print(f"adversarial {size} single line: slowest entry {worst} "
                   f"{timings[worst][size]:.3f} s (of {len(timings)} entries)")
-    print(json.dumps({"tallies": figures["tallies"]}, indent=1))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")

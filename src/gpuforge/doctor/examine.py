@@ -400,7 +400,9 @@ def explain(e: Entry) -> list[str]:
     for key, label in (("text", "matches text"), ("all", "matches text (all of)"),
                        ("facts", "matches facts (all of)")):
         for item in match.get(key) or []:
-            lines.append(f"{label}: {' | '.join(item) if isinstance(item, list) else item}")
+            items = item if isinstance(item, list) else [item]
+            shown = [p["re"] if isinstance(p, dict) else p for p in items]
+            lines.append(f"{label}: {' | '.join(map(str, shown))}")
     if e.wrapper:
         lines.append("wrapper: reported only when nothing more specific matches")
     lines += [f"cause: {e.cause}", f"fix: {e.fix}"]

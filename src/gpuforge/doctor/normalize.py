@@ -94,6 +94,11 @@ RULES = [(re.compile(p), r) for p, r in (
      r"致命错误|致命的エラー", "fatal error"),
     # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`
     (r"DLL load failed while importing [\w.]+:", "DLL load failed:"),
+    # torch's `Error loading "<dll>"` line pasted without the `[WinError 126]` before error 126's
+    # message (the prefix cut off): the message is that error's, the number goes back
+    (r"(\[WinError \d+\] |OSError: )?(The specified module could not be found\.\s+Error loading)",
+     lambda m: m.group(0) if m.group(1) and m.group(1).startswith("[") else
+     f"{m.group(1) or ''}[WinError 126] {m.group(2)}"),
 )]
 
 
@@ -101,9 +106,14 @@ def _english(match: re.Match[str]) -> str:
     return WINDOWS_MESSAGES[LOCALIZED_CODE[match.group(1)]]
 
 
-# GCC's quotes in a UTF-8 locale, and Markdown's backticks, as plain ones
-QUOTES = ("‘", "’", "`", "´")
-ALL_RULES = [*RULES, (LOCALIZED, _english)]
+# GCC's quotes in a UTF-8 locale, Markdown's backticks, and the curly and full-width
+# punctuation that word processors, chat apps and Chinese/Japanese input methods put in a paste
+QUOTES = ("‘", "’", "`", "´", "＇")
+PUNCTUATION = str.maketrans({"“": '"', "”": '"', "„": '"', "＂": '"', "：": ": ", "（": " (", "）": ") ",
+                             "［": "[", "］": "]", "【": "[", "】": "]", "，": ", ", "；": "; "})
+# digits a user redacted (a process id as ***, a number as XXXX): a number to the patterns
+REDACTED = [(re.compile(r"\*{3,}|\bX{4,}\b"), "0")]
+ALL_RULES = [*RULES, *REDACTED, (LOCALIZED, _english)]
 
 
 def _rule_set() -> re2.Set:
@@ -125,6 +135,7 @@ def normalize(text: str) -> str:
     """``text`` with every known variation of wording rewritten to the catalog's form."""
     for quote in QUOTES:
         text = text.replace(quote, "'")
+    text = text.translate(PUNCTUATION)
     for index in sorted(RULE_SET.Match(text) or []):
         pattern, replacement = ALL_RULES[index]
         text = pattern.sub(replacement, text)
@@ -144,7 +155,8 @@ def normalize(text: str) -> str:
 #   `cannot import name 'x' from 'random' (/home/me/random.py)`.
 
 FRAME = re.compile(r'^[ \t>]*File "([^"\n]+)", line \d+|^([^\s<][^\n]*?\.py) in [<\w]', re.M)
-PARTIAL = re.compile(r"partially initialized module '(\w+)' has no attribute|"
+PARTIAL = re.compile(r"partially initialized module '(\w+)' "
+                     r"(?:has no attribute|\(most likely due to a circular)|"
                      r"module '(\w+)' has no attribute '\w+' \(most likely due to a circular import\)")
 FROM_FILE = re.compile(r"cannot import name '?\w+'? from '(\w+)' \(([^)\n]+\.py)\)")
 # `module 'mxnet' has no attribute 'nd'`: what every release of the package has is missing, so
@@ -206,6 +218,56 @@ def _owner(module: str, attribute: str) -> str | None:
     return module if attribute in CORE_ATTRIBUTES.get(module, ()) else None
 
 
+# numpy's `module compiled against API version 0xN but this version of numpy is 0xM` names no
+# module: the package that raised it is in the traceback (Cython's `(pygpu/gpuarray.c:123)`, the
+# frame of an installed package) or in the import the user ran
+NUMPY_ABI = "module compiled against API version"
+CYTHON_PLACE = re.compile(r"\((\w+)[/\\][\w/\\]+\.c:\d+\)")
+PACKAGE_FRAME = re.compile(r'(?:site|dist)-packages[/\\](\w+)[/\\]')
+IMPORTED = re.compile(r"^\s*(?:>>> )?(?:import|from) (\w+)", re.M)
+
+
+def numpy_abi_package(text: str) -> str | None:
+    """The package whose compiled module numpy refused (its C API newer than numpy's)."""
+    start = text.find(NUMPY_ABI)
+    if start < 0:
+        return None
+    window = text[max(0, start - 4000):start + 4000]
+    for rule in (CYTHON_PLACE, PACKAGE_FRAME, IMPORTED):
+        names = [n for n in rule.findall(window) if n not in ("numpy", "os", "sys")]
+        if names:
+            return names[-1] if rule is not PACKAGE_FRAME else names[0]
+    return None
+
+
+# A paste wrapped at a fixed width (an e-mail, a forum, a terminal copied line by line) splits
+# a word or a path across lines; the catalog's patterns see the text a second time unwrapped.
+WRAP_WIDTH = 60  # a line this long or longer, followed by one that goes on, may be wrapped
+MAX_UNWRAP = 1 << 20  # a log this large was saved, not pasted
+
+
+def unwrapped(text: str) -> tuple[str, list[int]] | None:
+    """``text`` with each line that looks hard-wrapped joined to the next (no separator: the
+    wrap may split a word), and the offsets in ``text`` of the newlines removed; None when no
+    line looks wrapped."""
+    if len(text) > MAX_UNWRAP:
+        return None
+    lines = text.split("\n")
+    removed, out, offset = [], [], 0
+    for i, line in enumerate(lines):
+        out.append(line)
+        offset += len(line)
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if len(line.rstrip()) >= WRAP_WIDTH and nxt[:1] not in ("", " ", "\t") and \
+                not line.endswith((".", ":")) and not EXCEPTION_LINE.match(nxt) and \
+                not nxt.startswith(("Traceback", "File ", "#")):
+            removed.append(offset)
+        elif i + 1 < len(lines):
+            out.append("\n")
+        offset += 1
+    return ("".join(out), removed) if removed else None
+
+
 def evidence_lines(text: str) -> list[str]:
     """What the paths of a pasted traceback show, one `gpuforge-evidence:` line per fact."""
     found: dict[str, None] = {}
@@ -229,6 +291,9 @@ def evidence_lines(text: str) -> list[str]:
         owner = _owner(module, attribute)
         if owner:
             found[f"gpuforge-evidence: {_shadow(owner)}: it has no attribute {attribute!r}"] = None
+    package = numpy_abi_package(text)
+    if package:
+        found[f"gpuforge-evidence: numpy C API mismatch: {package} was built against a newer numpy"] = None
     for module, path in FROM_FILE.findall(text):
         if not INSTALLED.search(path) and _stem(path)[0] == module:
             found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rattler.exceptions import SolverError
+from rattler import MatchSpec
+from rattler.exceptions import InvalidMatchSpecError, SolverError
 
 from gpuforge.envs.envfile import EnvFile, RecipeOutputs, check_env, load_env, recipe_outputs
 from gpuforge.envs.mirrors import MIRRORS_FILE, Mirrors, drift_problems, load_mirrors
@@ -14,6 +15,10 @@ from gpuforge.envs.solve import DEFAULT_CUDA_DRIVER, first_named_line, solve_off
 from gpuforge.errors import GpuforgeError, InputError
 from gpuforge.recipes.lint import Problem
 from gpuforge.recipes.variants import VariantConfig, load_config
+
+# The channels a build's requirements come from (src/gpuforge/ci/workflow.py, BUILD_CHANNELS),
+# as records.yaml names them.
+BUILD_RECORD_CHANNELS = ("main", "msys2")
 
 
 @dataclass
@@ -25,6 +30,9 @@ class CheckResult:
     solved: int = 0
     generated: int = 0
     cuda: str = DEFAULT_CUDA_DRIVER
+    # platform -> build/host requirements of the recipes that no record of the build channels
+    # shows published (what the CI's builds need with no evidence here)
+    build_needs: dict[str, list[str]] = field(default_factory=dict)
 
 
 def env_files(envs_dir: Path) -> list[Path]:
@@ -65,6 +73,25 @@ def check_one(env: EnvFile, platforms: Platforms, mirrors: Mirrors, records: Rec
     result.problems += env.problems
 
 
+def unrecorded_build_needs(outputs: RecipeOutputs, records: Records) -> list[str]:
+    """The build and host requirements of every rendering that no record of the build channels
+    matches (the recipes' own packages aside: the CI builds them)."""
+    own = {r.name for r in outputs.renderings}
+    missing: dict[str, None] = {}
+    for rendered in outputs.renderings:
+        for spec_text in rendered.requirements.get("build", []) + rendered.requirements.get("host", []):
+            try:
+                spec = MatchSpec(spec_text)
+            except InvalidMatchSpecError:  # a broken matrix value: `recipes lint` says which
+                missing[spec_text] = None
+                continue
+            if spec.name.normalized in own:
+                continue
+            if not records.matching(spec, list(BUILD_RECORD_CHANNELS), outputs.platform):
+                missing[spec_text] = None
+    return sorted(missing)
+
+
 def check_all(envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None,
               cuda: str | None = None) -> CheckResult:
     """Check the env files (default: all in ``envs_dir``), mirrors.yaml and its generated files."""
@@ -81,6 +108,11 @@ def check_all(envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None
         result.problems.append(Problem(str(path), line, message))
     result.generated = len(mirrors.mirrors)
     platforms = Platforms(recipes_dir)
+    for platform in ("linux-64", "win-64"):
+        try:
+            result.build_needs[platform] = unrecorded_build_needs(platforms.get(platform)[1], records)
+        except GpuforgeError as exc:  # a broken recipe or matrix: `recipes lint` reports it
+            result.problems.append(Problem(str(exc.path or recipes_dir), exc.line or 0, exc.message))
     for path in files or env_files(envs_dir):
         result.env_files += 1
         try:

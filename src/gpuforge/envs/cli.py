@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime
 import sys
 from pathlib import Path
 
@@ -25,6 +26,18 @@ def cmd_envs_check(args: argparse.Namespace) -> int:
     for path, names in result.stand_ins.items():
         if names:
             print(f"{path}: stand-ins for what envs/records.yaml lacks: {', '.join(names)}")
+    from gpuforge.envs.records import RECORDS_FILE, STALE_YEARS, load_records
+
+    for platform, needs in result.build_needs.items():
+        if needs:
+            print(f"{args.envs_dir / RECORDS_FILE}: the recipes' {platform} build needs no record shows "
+                  f"published on pkgs/main or pkgs/msys2 (not proven): {', '.join(needs)}")
+
+    stale = load_records(args.envs_dir / RECORDS_FILE).not_rechecked(datetime.date.today())
+    if stale:
+        names = ", ".join(f"{r.name}-{r.version}-{r.build} ({r.evidence})" for r in stale)
+        print(f"{args.envs_dir / RECORDS_FILE}: not re-checked within {STALE_YEARS} years (not proven "
+              f"still published): {names}")
     print(f"envs check: {result.env_files} env files clean, every conda spec on a real record, "
           f"{result.solved} solved offline on them (__cuda={result.cuda}), {result.generated} "
           "mirror files up to date")
@@ -87,13 +100,28 @@ def cmd_envs_lock(args: argparse.Namespace) -> int:
 
     files = args.files or env_files(args.envs_dir)
     checked = check_all(args.envs_dir, args.recipes_dir, files, args.cuda)
-    if checked.errors or checked.problems:
-        first = (checked.errors or checked.problems)[0]
-        raise GpuforgeError(f"{first} (fix what `gpuforge envs check` reports before locking)")
+    found = checked.errors + checked.problems
+    refused: dict[str, str] = {}
+    for problem in found:  # each env file that fails the check is not locked; the others are
+        message = f"{problem} (fix what `gpuforge envs check` reports before locking)"
+        if problem.path not in {str(f) for f in files}:  # mirrors.yaml, records.yaml: all envs
+            raise GpuforgeError(message)
+        refused.setdefault(problem.path, message)
     mirrors = load_mirrors(args.envs_dir / MIRRORS_FILE)
     out_dir = args.output_dir or args.envs_dir / LOCK_DIR
-    for path in lock_envs([load_env(f) for f in files], mirrors, args.mirror, out_dir, args.cuda):
+    envs = [load_env(f) for f in files if str(f) not in refused]
+    result = lock_envs(envs, mirrors, args.mirror, out_dir, args.cuda,
+                       say=lambda line: print(line, file=sys.stderr))
+    for path in result.written:
         print(f"wrote {path}")
+    failed = list(refused.values()) + list(result.failed.values())
+    for message in failed:
+        print(f"gpuforge: error: {message}", file=sys.stderr)
+    if failed:
+        names = [Path(p).name for p in refused] + [p.name for p in result.failed]
+        print(f"envs lock: {len(files) - len(failed)} of {len(files)} env file(s) locked; "
+              f"not locked: {', '.join(names)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -2,8 +2,9 @@
 
 For envs/<env>.yml it writes envs/locks/<env>.lock (the lock format of rattler and pixi,
 ``pixi install --frozen``-style) and envs/locks/<env>.explicit.txt (``@EXPLICIT`` URLs,
-for ``conda create -n NAME --file ...``). Every env is solved before anything is
-written, so a channel that cannot be reached leaves the old lock files as they were.
+for ``conda create -n NAME --file ...``). Each env is solved and written on its own: one
+env file that does not solve (a package withdrawn from its channel, a channel that refuses)
+leaves its own old lock files as they were and stops no other env's.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +21,7 @@ from rattler import LockChannel, LockFile, LockPlatform, RepoDataRecord
 from rattler.exceptions import GatewayError, SolverError
 
 from gpuforge import processes
+from gpuforge.channels import InfrastructureError, attempts, classify
 from gpuforge.envs.envfile import EnvFile
 from gpuforge.envs.mirrors import Mirrors
 from gpuforge.envs.solve import DEFAULT_CUDA_DRIVER, solve_specs, solver_message, virtual_packages
@@ -47,17 +50,36 @@ def _cause(exc: BaseException) -> str:
     return lines[-1].removeprefix("Caused by: ") if lines else type(exc).__name__
 
 
-def solve_locked(env: EnvFile, channels: dict[str, list[str]], cuda: str | None = None
+def _solve_with_retries(env: EnvFile, listed: list[str], specs: list[str], virtual: list,
+                        gateway: rattler.Gateway | None, say: Callable[[str], None]) -> list:
+    """rattler's solve; a channel failure (403, 429, 5xx, a timeout) is retried with backoff
+    and, when it persists, raised as InfrastructureError (host and status), not GatewayError."""
+    for failed in attempts(say):
+        try:
+            return asyncio.run(rattler.solve(
+                [rattler.Channel(url) for url in listed], specs, gateway=gateway,
+                platforms=[env.platform, "noarch"], virtual_packages=virtual,
+                channel_relations="disabled"))
+        except GatewayError as exc:
+            failure = classify(str(exc))
+            if failure is None:
+                raise
+            failed(failure)
+    raise AssertionError("unreachable")  # attempts() raises on the last failure
+
+
+def solve_locked(env: EnvFile, channels: dict[str, list[str]], cuda: str | None = None,
+                 gateway: rattler.Gateway | None = None, say: Callable[[str], None] = print
                  ) -> Locked:
     """Solve ``env`` against real channels; GpuforgeError names what could not be reached."""
     listed = list(dict.fromkeys(url for name in env.channel_names for url in channels[name]))
     wants_cuda = (cuda or DEFAULT_CUDA_DRIVER) if any(
         d.name in ("cudatoolkit", "cudnn") for d in env.conda_deps) else None
     try:
-        records = asyncio.run(rattler.solve(
-            [rattler.Channel(url) for url in listed], solve_specs(env, channels),
-            platforms=[env.platform, "noarch"], virtual_packages=virtual_packages(env, wants_cuda),
-            channel_relations="disabled"))
+        records = _solve_with_retries(env, listed, solve_specs(env, channels),
+                                      virtual_packages(env, wants_cuda), gateway, say)
+    except InfrastructureError as exc:
+        raise GpuforgeError(f"{exc}. Nothing was written for this env", env.path) from None
     except GatewayError as exc:
         m = URL_RE.search(str(exc))
         where = m.group("url") if m else ", ".join(listed)
@@ -92,17 +114,31 @@ def lock_texts(locked: Locked) -> dict[str, str]:
     return {f"{stem}.lock": lock_text, f"{stem}.explicit.txt": "\n".join(explicit) + "\n"}
 
 
+@dataclass
+class LockResult:
+    written: list[Path]
+    failed: dict[Path, str]  # env file -> why it was not locked
+
+
 def lock_envs(envs: list[EnvFile], mirrors: Mirrors, mirror: str, out_dir: Path,
-              cuda: str | None = None) -> list[Path]:
-    """Solve every env on ``mirror``'s channels, then write all lock files (atomically)."""
+              cuda: str | None = None, gateway: rattler.Gateway | None = None,
+              say: Callable[[str], None] = print) -> LockResult:
+    """Solve each env on ``mirror``'s channels and write its lock files (atomically), each env
+    on its own: the ones that fail are reported and the others still locked."""
     if mirror not in mirrors.mirrors:
         raise GpuforgeError(f"no mirror {mirror!r} (known: {', '.join(mirrors.mirrors)})",
                             mirrors.path)
-    solved = [solve_locked(env, channel_map(env, mirrors, mirror), cuda) for env in envs]
-    texts = {Path(out_dir) / name: text for locked in solved for name, text in lock_texts(locked).items()}
-    # The set is written as one step: Ctrl-C, SIGTERM or SIGHUP wait until every file is
-    # written (a few ms), so no env is left with a new .lock beside an old .explicit.txt.
-    with processes.signals_held():
-        for path, text in texts.items():
-            write_atomic(path, text)
-    return list(texts)
+    result = LockResult([], {})
+    for env in envs:
+        try:
+            locked = solve_locked(env, channel_map(env, mirrors, mirror), cuda, gateway, say)
+        except GpuforgeError as exc:
+            result.failed[env.path] = str(exc)
+            continue
+        # an env's .lock and .explicit.txt are written as one step: Ctrl-C, SIGTERM or SIGHUP
+        # wait until both are (a few ms), so neither is left newer than the other
+        with processes.signals_held():
+            for name, text in lock_texts(locked).items():
+                write_atomic(Path(out_dir) / name, text)
+                result.written.append(Path(out_dir) / name)
+    return result

@@ -8,6 +8,8 @@ solves against them (py-rattler), with a stand-in only for a package they lack.
 
 from __future__ import annotations
 
+import datetime
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,7 +17,7 @@ from rattler import BuildString, MatchSpec, PackageName, PackageRecord, Version
 from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError
 
 from gpuforge.errors import GpuforgeError
-from gpuforge.yamlio import item_line, load_yaml
+from gpuforge.yamlio import item_line, key_line, load_yaml
 
 RECORDS_FILE = "records.yaml"
 RECORD_KEYS = {"name", "version", "build", "subdir", "channel", "depends", "constrains", "evidence"}
@@ -23,6 +25,8 @@ REQUIRED_KEYS = ("name", "version", "build", "subdir", "channel", "evidence")
 # conda's `defaults` channel: pkgs/main and pkgs/r, plus pkgs/msys2 on Windows
 DEFAULTS = {"win-64": ("pkgs/main", "pkgs/r", "pkgs/msys2"), "linux-64": ("pkgs/main", "pkgs/r")}
 UNRECORDED_BUILD = "unrecorded"  # a record whose evidence names no build string
+STALE_YEARS = 2  # evidence older than this does not show that a package is still published
+CHECKED_RE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
 @dataclass(frozen=True)
@@ -49,11 +53,22 @@ class Record:
         return spec.matches(record)
 
 
+@dataclass(frozen=True)
+class Evidence:
+    source: str
+    checked: str  # YYYY, YYYY-MM or YYYY-MM-DD: when the source was read
+
+
 @dataclass
 class Records:
     path: Path
     records: list[Record] = field(default_factory=list)
-    evidence: dict[str, str] = field(default_factory=dict)
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+
+    def not_rechecked(self, today: datetime.date, years: int = STALE_YEARS) -> list[Record]:
+        """Records whose evidence was last checked more than ``years`` before ``today``."""
+        limit = f"{today.year - years:04d}-{today.month:02d}"
+        return [r for r in self.records if self.evidence[r.evidence].checked < limit]
 
     def names(self) -> set[str]:
         return {r.name for r in self.records}
@@ -106,7 +121,13 @@ def load_records(path: Path) -> Records:
     doc = load_yaml(text, path)
     if not isinstance(doc, dict) or not isinstance(doc.get("records"), list):
         raise GpuforgeError("expected `evidence:` and a `records:` list", path, 1)
-    evidence = {str(k): str(v) for k, v in (doc.get("evidence") or {}).items()}
+    evidence = {}
+    for key, value in (doc.get("evidence") or {}).items():
+        checked = str(value.get("checked", "")) if isinstance(value, dict) else ""
+        if not isinstance(value, dict) or not value.get("source") or not CHECKED_RE.match(checked):
+            raise GpuforgeError(f"evidence {key}: expected `source:` and `checked:` (YYYY[-MM[-DD]], "
+                                "when the source was read)", path, key_line(doc["evidence"], key))
+        evidence[str(key)] = Evidence(str(value["source"]), checked)
     out = Records(path, evidence=evidence)
     for i, raw in enumerate(doc["records"]):
         line = item_line(doc["records"], i)

@@ -224,6 +224,8 @@ def setting(config, key):
 # --- compile directory and its lock --------------------------------------------
 
 def pid_alive(pid):
+    # Windows: asked with OpenProcess, never os.kill(pid, 0): 0 is signal.CTRL_C_EVENT there, a
+    # Ctrl+C sent to process group `pid` (CPython's os_kill_impl, GenerateConsoleCtrlEvent)
     if WIN:
         import ctypes
         handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # QUERY_LIMITED_INFORMATION

@@ -87,6 +87,9 @@ def cmd_recipes_build(args: argparse.Namespace) -> int:
 
 
 def cmd_recipes_build_local(args: argparse.Namespace) -> int:
+    if sys.platform == "win32":
+        raise GpuforgeError("build-local runs a recipe's build.sh on a Linux host only; on Windows "
+                            "`gpuforge recipes build` runs the real conda-build (bld.bat)")
     from gpuforge.recipes.build_local import BuildLocal
     from gpuforge.recipes.sources import default_cache_dir
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ import rattler
 from rattler.exceptions import SolverError
 from rattler.package_streaming import extract
 
+from gpuforge.channels import INFRA_STATUSES, ChannelFailure
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.conda_tools import CondaTools
 from gpuforge.recipes.render import find_recipes, render_variants
@@ -54,6 +56,10 @@ def unreachable(channels: list[str], subdir: str = "noarch") -> dict[str, str]:
         request = urllib.request.Request(url, method="HEAD")
         try:
             urllib.request.urlopen(request, timeout=PROBE_TIMEOUT_S).close()  # noqa: S310 - https
+        except urllib.error.HTTPError as exc:  # the server answered: say which status
+            failure = ChannelFailure(urllib.parse.urlparse(url).netloc, exc.code, url)
+            out[channel] = (f"infrastructure failure, not a package problem: {failure}"
+                            if exc.code in INFRA_STATUSES else f"HTTP {exc.code} {exc.reason}")
         except (urllib.error.URLError, OSError) as exc:
             out[channel] = str(getattr(exc, "reason", exc))
     return out

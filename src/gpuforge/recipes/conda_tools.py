@@ -98,7 +98,7 @@ def _from_vendor(vendor: Path, cache: Path) -> CondaTools:
 def conda_tools(cache: Path | None = None) -> CondaTools:
     """The real tools: the vendored releases' venv (made on first use), else those on PATH."""
     vendor = vendor_dir()
-    if (vendor / "install.sh").is_file():
+    if (vendor / "install.sh").is_file() and sys.platform != "win32":  # install.sh is bash
         return _from_vendor(vendor, cache or default_cache_dir())
     found = {name: shutil.which(name) for name in ("conda-render", "conda-build", "conda-smithy")}
     if all(found.values()):

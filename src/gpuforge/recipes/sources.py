@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from gpuforge import processes
+from gpuforge.channels import INFRA_STATUSES, ChannelFailure, InfrastructureError, attempts
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import home
 
@@ -98,6 +99,23 @@ def _download(url: str, dest: Path, say: Callable[[str], None]) -> None:
                 say(f"  {done / 1e6:6.1f} / {total / 1e6:.1f} MB ({pct}%)")
 
 
+def _download_with_retries(url: str, dest: Path, say: Callable[[str], None]) -> None:
+    """``_download``; a server failure (403, 429, 5xx, a timeout) is retried with backoff and,
+    when it persists, raised as InfrastructureError naming the host and the status."""
+    for failed in attempts(say):
+        try:
+            return _download(url, dest, say)
+        except urllib.error.HTTPError as exc:
+            if exc.code not in INFRA_STATUSES:
+                raise
+            failed(ChannelFailure(urlparse(url).netloc, exc.code, url))
+        except (urllib.error.URLError, TimeoutError) as exc:
+            reason = getattr(exc, "reason", exc)
+            if not isinstance(reason, TimeoutError) and "timed out" not in str(reason):
+                raise
+            failed(ChannelFailure(urlparse(url).netloc, None, url))
+
+
 def _pip_download(requirement: str, dest_dir: Path) -> Path:
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
            "--disable-pip-version-check", "-q", "-d", str(dest_dir), requirement]
@@ -141,8 +159,8 @@ def fetch(source: Source, cache_dir: Path, say: Callable[[str], None] = print) -
         tmp_file = Path(tmp) / source.filename
         say(f"source: downloading {source.url}")
         try:
-            _download(source.url, tmp_file, say)
-        except (urllib.error.URLError, OSError) as exc:
+            _download_with_retries(source.url, tmp_file, say)
+        except (urllib.error.URLError, OSError, InfrastructureError) as exc:
             requirement = _pypi_sdist(source.url)
             if requirement is None:
                 raise GpuforgeError(

