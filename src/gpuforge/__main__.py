@@ -52,9 +52,23 @@ def main() -> None:
         from gpuforge.cli import run
 
         run()
-    except KeyboardInterrupt as exc:  # while importing, or outside main()'s own handlers
-        print(f"gpuforge: {getattr(exc, 'message', 'interrupted')}", file=sys.stderr)
-        raise SystemExit(getattr(exc, "exit_status", 130)) from None
+    except BaseException as exc:  # while importing, or outside main()'s own handlers
+        stopped = _signal_in(exc)
+        if stopped is None:
+            raise
+        if getattr(stopped, "message", None):  # the early handler has said it already
+            print(f"gpuforge: {stopped.message}", file=sys.stderr)
+        raise SystemExit(128 + stopped.signum) from None
+
+
+def _signal_in(exc: BaseException | None) -> BaseException | None:
+    """The signal's exception, also where Python wrapped it (a RuntimeError "Error calling
+    __set_name__" when it landed in a class body being built)."""
+    for _ in range(8):
+        if exc is None or getattr(exc, "signum", None):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
 
 
 if __name__ == "__main__":
