@@ -1,5 +1,6 @@
 """gpuforge's entry points: `nox -s gpu_smoke`, `nox -s tests`, `nox -s lint`,
-`nox -s build`, `nox -s lock`, `nox -s bench`, `nox -s fuzz`, `nox -s mockgpu`, `nox -s docs`."""
+`nox -s build`, `nox -s lock`, `nox -s bench`, `nox -s fuzz`, `nox -s mockgpu`, `nox -s docs`,
+`nox -s faults`."""
 
 from __future__ import annotations
 
@@ -45,6 +46,21 @@ def fuzz(session: nox.Session) -> None:
     session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz.py",
                 env={"GPUFORGE_FUZZ_EXAMPLES": examples, "GPUFORGE_FUZZ_REPORT": str(report)})
     session.log(report.read_text())
+
+
+@nox.session
+def faults(session: nox.Session) -> None:
+    """The fault suite (tests/faults), every case: `nox -s tests` runs its quick part; this adds
+    cold environments interrupted at chosen moments, damaged environments, two smoke runs at
+    once and an interrupted build-local (real processes, signals and files; about 20 minutes).
+
+    Writes the table to reports/faults/faults.md (and faults.json); arguments go to pytest.
+    """
+    session.install("-e", ".[test]")
+    report = ROOT / "reports" / "faults"
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/faults", *session.posargs,
+                env={"GPUFORGE_FAULTS": "all", "GPUFORGE_FAULTS_REPORT": str(report)})
+    session.log((report / "faults.md").read_text())
 
 
 @nox.session

@@ -13,6 +13,7 @@ import pytest
 from gpuforge.smoke.targets import pyenv_python
 
 ROOT = Path(__file__).resolve().parent.parent
+pytest_plugins = ["faults.harness"]  # the fault suite's fixtures (record, fault_table)
 RECIPES = ROOT / "recipes"
 
 

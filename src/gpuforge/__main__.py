@@ -1,3 +1,75 @@
-from gpuforge.cli import run
+"""`gpuforge` and `python -m gpuforge`: signals handled before anything else is imported,
+so a Ctrl-C or SIGTERM in the first moment is one line too, never a traceback. (Only the
+interpreter's own start-up, before this file runs, is out of gpuforge's reach.)"""
 
-run()
+import _signal  # the C module, at once: signal.py imports enum first, which takes a while
+import sys
+
+EARLY = {getattr(_signal, name): what for name, what in (
+    ("SIGINT", "interrupted"), ("SIGTERM", "stopped by SIGTERM"), ("SIGHUP", "stopped by SIGHUP"))
+    if hasattr(_signal, name)}
+
+
+class _StoppedEarly(SystemExit):
+    def __init__(self, signum: int) -> None:
+        super().__init__(128 + signum)
+        self.signum = signum
+
+
+def _stopped_early(signum: int, frame: object) -> None:
+    print(f"gpuforge: {EARLY[signum]}", file=sys.stderr)
+    _signal.signal(signum, _again)  # delivered again (see below): said once
+    raise _StoppedEarly(signum)
+
+
+def _again(signum: int, frame: object) -> None:
+    raise _StoppedEarly(signum)
+
+
+def _unraisable(args: object) -> None:
+    """A signal that landed where Python cannot raise (a weakref callback of the import
+    system: "Exception ignored") is delivered again, to be raised where it can."""
+    exc = getattr(args, "exc_value", None)
+    if isinstance(exc, _StoppedEarly):
+        import os
+        import threading
+
+        timer = threading.Timer(0.01, os.kill, (os.getpid(), exc.signum))  # outside the callback
+        timer.daemon = True
+        timer.start()
+        return
+    sys.__unraisablehook__(args)  # type: ignore[arg-type]
+
+
+def main() -> None:
+    sys.unraisablehook = _unraisable
+    for signum in EARLY:
+        _signal.signal(signum, _stopped_early)
+    try:
+        from gpuforge import processes
+
+        processes.install_signal_handlers()
+        from gpuforge.cli import run
+
+        run()
+    except BaseException as exc:  # while importing, or outside main()'s own handlers
+        stopped = _signal_in(exc)
+        if stopped is None:
+            raise
+        if getattr(stopped, "message", None):  # the early handler has said it already
+            print(f"gpuforge: {stopped.message}", file=sys.stderr)
+        raise SystemExit(128 + stopped.signum) from None
+
+
+def _signal_in(exc: BaseException | None) -> BaseException | None:
+    """The signal's exception, also where Python wrapped it (a RuntimeError "Error calling
+    __set_name__" when it landed in a class body being built)."""
+    for _ in range(8):
+        if exc is None or getattr(exc, "signum", None):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+if __name__ == "__main__":
+    main()

@@ -2,8 +2,10 @@
 
 Exit status, the same for every command: 0 clean, 1 problems found (the check ran and
 reports them), 2 bad input or usage (one line naming the file and line; nothing written),
-130 interrupted. An unexpected exception is a bug in gpuforge: one line and status 70
-(EX_SOFTWARE), or its traceback with GPUFORGE_TRACEBACK=1.
+130 interrupted (Ctrl-C), 143 stopped by SIGTERM, 129 by SIGHUP (one line, no traceback).
+A closed standard output, or a reader that went away (`| head -1`), changes nothing: the
+command runs to its end and exits with its own status. An unexpected exception is a bug in
+gpuforge: one line and status 70 (EX_SOFTWARE), or its traceback with GPUFORGE_TRACEBACK=1.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import argparse
 import os
 import sys
 
-from gpuforge import __version__
+from gpuforge import __version__, processes
 from gpuforge.ci import cli as ci_cli
 from gpuforge.doctor import cli as doctor_cli
 from gpuforge.envs import cli as envs_cli
@@ -40,10 +42,12 @@ def main(argv: list[str] | None = None) -> int:
     except GpuforgeError as exc:
         print(f"gpuforge: error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:  # `gpuforge ... | head`
-        sys.stderr.close()
-        return 0
+    except processes.Interrupted as exc:
+        processes.stop()
+        print(f"gpuforge: {exc.message}", file=sys.stderr)
+        return exc.exit_status
     except KeyboardInterrupt:
+        processes.stop()
         print("gpuforge: interrupted", file=sys.stderr)
         return 130
     except OSError as exc:  # a file the command names (an output folder, an interpreter)
@@ -85,13 +89,81 @@ def run() -> None:
     PyGILState_Release ... Python runtime state: finalizing") instead of exiting 2.
     Every file gpuforge writes is closed and fsync'ed before main() returns.
     """
-    never_unencodable()
-    code = main()
-    if "rattler" not in sys.modules:
-        raise SystemExit(code)
+    guard_streams()
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        print("gpuforge: error: the current folder no longer exists (deleted?): "
+              "cd to one that does", file=sys.stderr)
+        raise SystemExit(2) from None
+    processes.install_signal_handlers()
+    try:
+        code = main()
+    except KeyboardInterrupt as exc:  # a signal outside main()'s handlers (building the parser)
+        processes.stop()
+        code = getattr(exc, "exit_status", 130)
+        print(f"gpuforge: {getattr(exc, 'message', 'interrupted')}", file=sys.stderr)
+    processes.ignore_signals()  # the run is over: a late signal changes nothing
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:
+                stream.flush()
         except (OSError, ValueError):  # a closed pipe (`| head`) or a closed stream
             pass
+    if "rattler" not in sys.modules:
+        raise SystemExit(code)
     os._exit(code)
+
+
+class ReaderGone:
+    """A standard stream whose reader may go away (`| head -1`): what it no longer takes is
+    dropped (the descriptor then points at /dev/null), and the command goes on."""
+
+    def __init__(self, stream: object) -> None:
+        self._stream = stream
+
+    def _gone(self) -> None:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())  # type: ignore[attr-defined]
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)  # type: ignore[attr-defined]
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()  # type: ignore[attr-defined]
+        except BrokenPipeError:
+            self._gone()
+            try:
+                self._stream.flush()  # type: ignore[attr-defined]
+            except OSError:
+                pass
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._stream, name)
+
+
+def guard_streams() -> None:
+    """A closed stdin, stdout or stderr (`>&-`) becomes /dev/null, so that neither print()
+    nor a file opened later (which would get descriptor 1) nor a child's output is
+    affected; stdout and stderr survive a reader that goes away."""
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+        except OSError:  # closed: give the descriptor to /dev/null
+            devnull = os.open(os.devnull, os.O_RDONLY if mode == "r" else os.O_WRONLY)
+            if devnull != fd:
+                os.dup2(devnull, fd)
+                os.close(devnull)
+            setattr(sys, name, open(fd, mode, encoding="utf-8", errors="replace", closefd=False))
+    never_unencodable()  # a non-ASCII path on an ASCII console (LC_ALL=C, UTF-8 mode off) too
+    sys.stdout = ReaderGone(sys.stdout)  # type: ignore[assignment]
+    sys.stderr = ReaderGone(sys.stderr)  # type: ignore[assignment]

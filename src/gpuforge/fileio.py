@@ -114,6 +114,20 @@ def read_text(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> str
     return decode_text(read_bytes(path, limit), path)
 
 
+def home() -> Path:
+    """The user's home folder ($HOME, else the password database's entry), or one clear error:
+    a container run as a user id with no entry and no HOME has none."""
+    try:
+        found = Path.home()
+    except RuntimeError:
+        found = Path("~")
+    if str(found) == "~":
+        uid = getattr(os, "getuid", lambda: "?")()
+        raise GpuforgeError(f"no home folder: HOME is not set and user id {uid} has no entry in the "
+                            "password database: set HOME (or GPUFORGE_CACHE and --path)")
+    return found
+
+
 # --- writing ------------------------------------------------------------------------
 
 def _temp_name(path: Path, pid: int) -> Path:
@@ -125,11 +139,11 @@ def _remove_dead_writers_temps(path: Path) -> None:
     pattern = re.compile(re.escape(f".{path.name}.gpuforge-") + r"(\d+)" + re.escape(TEMP_SUFFIX))
     for leftover in path.parent.glob(f".{glob.escape(path.name)}.gpuforge-*{TEMP_SUFFIX}"):
         m = pattern.fullmatch(leftover.name)
-        if m and not _alive(int(m.group(1))):
+        if m and not process_alive(int(m.group(1))):
             leftover.unlink(missing_ok=True)
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
     if sys.platform == "win32":  # os.kill(pid, 0) is no probe there: the probe's check says why
@@ -165,11 +179,15 @@ def _replace(path: Path, data: bytes, mode: int | None) -> None:
 def write_atomic(path: str | os.PathLike[str], text: str, backup: bool = True) -> Path | None:
     """Write ``text`` to ``path`` atomically; keep the old file as ``<name>.bak``.
 
+    A symbolic link stays: the file it points to is replaced (its backup beside it).
+
     Returns the backup's path, or None when nothing was replaced (a new file,
     or the same content). A failure (a full disk, a file size limit, no permission)
     is a GpuforgeError and leaves the old file untouched and no temporary file.
     """
     path = Path(path)
+    if path.is_symlink() and path.exists():  # a dotfile linked from a dotfiles folder stays linked:
+        path = Path(os.path.realpath(path))  # the file it points to is the one replaced
     data = text.encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -186,6 +204,7 @@ def write_atomic(path: str | os.PathLike[str], text: str, backup: bool = True) -
                 return None
             if backup:
                 saved = path.with_name(path.name + ".bak")
+                _remove_dead_writers_temps(saved)
                 _replace(saved, old, mode)
         _replace(path, data, mode)
     except OSError as exc:

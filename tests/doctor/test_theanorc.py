@@ -125,11 +125,16 @@ def test_write_replaces_atomically_with_a_backup(tmp_path):
     assert run_cli("theanorc", "write", "--profile", "dev", **env).returncode == 0
     rc = home / ".theanorc"  # the default: the file Theano reads when THEANORC is unset
     assert rc.read_text() == PROFILES["dev"]
+    rc.write_text("# my own settings\n[global]\nfloatX = float32\n")
     proc = run_cli("theanorc", "write", "--profile", "fast", **env)
     assert proc.returncode == 0
     assert proc.stdout.strip() == f"wrote {rc} (profile fast); the previous file is {rc}.bak"
     assert rc.read_text() == PROFILES["fast"]
-    assert (home / ".theanorc.bak").read_text() == PROFILES["dev"]
+    assert (home / ".theanorc.bak").read_text() == "# my own settings\n[global]\nfloatX = float32\n"
+    # a profile replaced by a profile is no backup: the user's own file stays in .bak
+    proc = run_cli("theanorc", "write", "--profile", "dev", **env)
+    assert proc.stdout.strip() == f"wrote {rc} (profile dev)"
+    assert (home / ".theanorc.bak").read_text().startswith("# my own settings")
     assert sorted(p.name for p in home.iterdir()) == [".theanorc", ".theanorc.bak"]
 
 

@@ -19,19 +19,29 @@ def cmd_theanorc_show(args: argparse.Namespace) -> int:
 
 def cmd_theanorc_write(args: argparse.Namespace) -> int:
     from gpuforge.doctor.theanorc import default_path, expand, write_profile
+    from gpuforge.locks import FileLock
 
     path = expand(args.path) if args.path else default_path()
-    backup = write_profile(args.profile, path)
+    with FileLock(path.parent, f"another write of {path}", folder=True):
+        backup = write_profile(args.profile, path)
     print(f"wrote {path} (profile {args.profile})" + (f"; the previous file is {backup}"
                                                        if backup else ""))
     return 0
 
 
 def cmd_theanorc_migrate(args: argparse.Namespace) -> int:
-    from gpuforge.doctor.theanorc import ask, default_path, expand, migrate_text, read_theanorc
-    from gpuforge.fileio import write_atomic
+    from gpuforge.doctor.theanorc import default_path, expand
+    from gpuforge.locks import FileLock
 
     path = expand(args.path) if args.path else default_path()
+    with FileLock(path.parent, f"another write of {path}", folder=True):  # read, ask and write as one step
+        return migrate(path, args.yes)
+
+
+def migrate(path: Path, yes: bool) -> int:
+    from gpuforge.doctor.theanorc import ask, migrate_text, read_theanorc
+    from gpuforge.fileio import write_atomic
+
     migration = migrate_text(read_theanorc(path), path)
     if not migration.notes:
         print(f"{path}: nothing to migrate (no old-backend settings)")
@@ -40,7 +50,7 @@ def cmd_theanorc_migrate(args: argparse.Namespace) -> int:
     print("changes:")
     for note in migration.notes:
         print(f"  {note}")
-    if not (args.yes or ask(f"write {path} (the old file is kept as {path.name}.bak)? [y/N] ")):
+    if not (yes or ask(f"write {path} (the old file is kept as {path.name}.bak)? [y/N] ")):
         print(f"not written: run again with --yes to write {path}")
         return 1
     backup = write_atomic(path, migration.new)
@@ -128,5 +138,5 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     doctor.add_argument("--env-file", type=Path,
                         help="environment.yml or requirements.txt that --fix may pin packages in")
     doctor.add_argument("--timeout", type=float, default=180,
-                        help="seconds the probe's imports may take (default: 180)")
+                        help="seconds the whole probe may take, the imports included (default: 180)")
     doctor.set_defaults(func=cmd_doctor)

@@ -21,14 +21,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpuforge import processes
 from gpuforge.doctor import gpu_fit
 from gpuforge.doctor.catalog import Entry, Finding, diagnose, lookup
 from gpuforge.doctor.normalize import last_frames_of_cut_traceback
 from gpuforge.errors import GpuforgeError, InputError
-from gpuforge.fileio import BOMS, read_bytes, read_text, write_atomic
+from gpuforge.fileio import BOMS, home, read_bytes, read_text, write_atomic
 from gpuforge.inside import probe as probe_mod
+from gpuforge.locks import FileLock
 
 PROBE = Path(probe_mod.__file__).resolve()
+# the probe's facts that are mappings (inside/probe.py): anything else is not its report
+REPORT_MAPPINGS = ("python", "platform", "path", "config", "compiledir", "compiler", "cwd",
+                   "installs", "cuda", "imports")
+PROBE_GRACE_S = 1.0  # after --timeout: the probe writes its report of what finished
 OLD_BACKEND_KEY = re.compile(r"^(lib\.cnmem|nvcc\..+)$")
 
 
@@ -59,6 +65,9 @@ def parse_report(text: str, where: str) -> dict[str, Any]:
     missing = [k for k in ("executable", "version", "bits") if k not in python]
     if missing:
         raise GpuforgeError(f"not a probe report: `python` facts lack {', '.join(missing)}", where)
+    wrong = [k for k in REPORT_MAPPINGS if k in facts and not isinstance(facts[k], dict)]
+    if wrong:
+        raise GpuforgeError(f"not a probe report: `{wrong[0]}` is not a mapping", where)
     return facts
 
 
@@ -77,16 +86,23 @@ def run_probe(python: str, timeout: float = 180, cwd: Path | None = None,
     except GpuforgeError as exc:
         raise GpuforgeError(str(exc), python) from None
     self_cmd = script_path(python, Path(python)) if is_windows_python(python) else python
-    cmd = [*start, script_path(python, PROBE), "--self", self_cmd, "--timeout", str(timeout)]
+    if os.path.isdir(python):
+        raise GpuforgeError("a directory, not an interpreter", python)
+    # ``timeout`` bounds the whole probe: its imports stop at the deadline, and the probe
+    # (with everything it started) is killed a second after it
+    deadline = time.time() + timeout
+    cmd = [*start, script_path(python, PROBE), "--self", self_cmd, "--timeout", str(timeout),
+           "--deadline", f"{deadline:.3f}"]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd,
-                              env=wine_env(python, env), timeout=timeout + 60)
+        proc = processes.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd,
+                             env=wine_env(python, env), timeout=timeout + PROBE_GRACE_S)
     except FileNotFoundError:
         raise GpuforgeError("no such interpreter", python) from None
     except (PermissionError, OSError) as exc:
         raise GpuforgeError(f"cannot run it: {exc.strerror or exc}", python) from None
     except subprocess.TimeoutExpired:
-        raise GpuforgeError(f"the probe did not finish in {timeout + 60:.0f} s", python) from None
+        raise GpuforgeError(f"the probe did not finish in {timeout:g} s (--timeout): the interpreter "
+                            "hangs, or its imports take longer", python) from None
     if probe_mod.PROBE_MARK not in proc.stdout:
         tail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or ["no output"])[-1]
         raise GpuforgeError(f"the probe printed no report (exit {proc.returncode}): {tail[:200]}", python)
@@ -449,7 +465,7 @@ def _rc_target(config: dict[str, Any]) -> Path:
     existing = [f["path"] for f in files if f.get("exists")]
     if existing:
         return Path(existing[-1])
-    return Path(files[0]["path"]) if files else Path.home() / ".theanorc"
+    return Path(files[0]["path"]) if files else home() / ".theanorc"
 
 
 def _flags_with(flags: str, key: str, value: str | None) -> str:
@@ -647,7 +663,12 @@ def apply_fixes(findings: list[Finding], facts: dict[str, Any] | None, env_file:
                                     f"{path} (before)", f"{path} (after: {ids})", lineterm="")
         for line in diff:
             out(line)
-        backup = write_atomic(path, fixer.texts[path])
+        with FileLock(path.parent, f"another write of {path}", folder=True):
+            now = read_text(path) if path.exists() or path.is_symlink() else ""
+            if now != first.old:
+                raise GpuforgeError("changed while gpuforge planned this fix (another program wrote "
+                                    "it): nothing written; run `gpuforge doctor --fix` again", path)
+            backup = write_atomic(path, fixer.texts[path])
         out(f"wrote {path}" + (f" (backup: {backup})" if backup else " (new file)"))
         written.append(path)
     return written

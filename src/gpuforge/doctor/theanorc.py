@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import home as fileio_home
 from gpuforge.fileio import read_text, write_atomic
 
 SECTION_RE = re.compile(r"^\[(?P<name>[^\]]+)\]\s*([#;].*)?$")
@@ -189,7 +190,7 @@ def render(sections: list[Section]) -> str:
 
 def default_path() -> Path:
     """~/.theanorc (on Windows ~/.theanorc.txt when only that exists), as Theano reads them."""
-    home = Path.home()
+    home = fileio_home()
     if sys.platform == "win32" and not (home / ".theanorc").exists() \
             and (home / ".theanorc.txt").exists():
         return home / ".theanorc.txt"
@@ -197,8 +198,15 @@ def default_path() -> Path:
 
 
 def write_profile(name: str, path: Path) -> Path | None:
-    """Write profile ``name`` to ``path`` atomically; returns the backup's path, if any."""
-    return write_atomic(path, PROFILES[name])
+    """Write profile ``name`` to ``path`` atomically; returns the backup's path, if any.
+
+    A file that is one of the profiles is replaced without a backup (`theanorc write` makes
+    it again), so the .bak keeps the user's own file through any number of profile writes."""
+    try:
+        old = read_text(path) if path.is_file() else None
+    except GpuforgeError:
+        old = None
+    return write_atomic(path, PROFILES[name], backup=old not in PROFILES.values())
 
 
 @dataclass
@@ -231,7 +239,7 @@ class _Migrator:
     def move(self, entry: Entry, source: Section, target: str, options: list[str],
              why: str) -> None:
         """Take ``entry`` out of ``source``; set [target] option = its value for each option."""
-        source.items.remove(entry)
+        take_out(entry, source)
         old = f"[{source.name}] {entry.key} = {entry.value}"
         dest = self.section(target)
         for option in options:
@@ -239,13 +247,13 @@ class _Migrator:
                 self.notes.append(f"line {entry.line}: {old} dropped: [{target}] {option} is "
                                   f"already set" + (f" (line {existing.line})" if existing.line else ""))
                 continue
-            comments = entry.comments + [f"# was {old} (gpuforge theanorc migrate)"]
+            comments = [f"# was {old} (gpuforge theanorc migrate)"]
             dest.items.append(Entry(option, entry.value, 0, [f"{option} = {entry.value}"], comments))
             self.notes.append(f"line {entry.line}: {old} -> [{target}] {option} = {entry.value}: "
                               f"{why}")
 
     def drop(self, entry: Entry, source: Section, why: str) -> None:
-        source.items.remove(entry)
+        take_out(entry, source)
         self.notes.append(f"line {entry.line}: [{source.name}] {entry.key} = {entry.value} "
                           f"dropped: {why}")
 
@@ -254,14 +262,19 @@ class _Migrator:
         for section in list(self.sections):
             for entry in list(section.entries):
                 self.entry(section, entry)
+        # a section left with neither entries nor the user's comments goes (its header line)
         return [s for s in self.sections
-                if s.entries or s.name is None or all(s is not h for h in had_entries)]
+                if s.entries or s.name is None or all(s is not h for h in had_entries)
+                or any(isinstance(i, str) and i.strip() for i in s.items)]
 
     def entry(self, section: Section, e: Entry) -> None:
         name, option, value = section.name, e.option, e.value
         if name == "global" and option in ("device", "init_gpu_device") and value.startswith("gpu"):
             new = "cuda" + value[len("gpu"):]
-            e.value, e.text = new, [f"{e.key} = {new}"]
+            line = e.text[0]
+            at = line.rfind(value) if len(e.text) == 1 else -1
+            e.value = new  # only the value changes: the line's spacing stays
+            e.text = [line[:at] + new + line[at + len(value):]] if at >= 0 else [f"{e.key} = {new}"]
             self.notes.append(f"line {e.line}: {e.key} = {value} -> {new}: Theano 1.0 removed the "
                               "old CUDA backend (gpu*); cuda* is the gpuarray backend")
         elif name == "lib" and option == "cnmem":
@@ -302,6 +315,12 @@ class _Migrator:
             reasons.append("`deterministic` is no forward algorithm in 1.0.5 (its import fails; "
                            "cuDNN's forward algorithms are deterministic): set for the backward ones")
         self.move(e, section, "dnn.conv", targets, "; ".join(reasons))
+
+
+def take_out(entry: Entry, section: Section) -> None:
+    """Remove ``entry``'s own lines; the comments above it stay where the user wrote them."""
+    at = section.items.index(entry)
+    section.items[at:at + 1] = entry.comments
 
 
 def migrate_text(text: str, path: Path) -> Migration:

@@ -20,6 +20,7 @@ import rattler
 from rattler import LockChannel, LockFile, LockPlatform, RepoDataRecord
 from rattler.exceptions import GatewayError, SolverError
 
+from gpuforge import processes
 from gpuforge.channels import InfrastructureError, attempts, classify
 from gpuforge.envs.envfile import EnvFile
 from gpuforge.envs.mirrors import Mirrors
@@ -134,7 +135,10 @@ def lock_envs(envs: list[EnvFile], mirrors: Mirrors, mirror: str, out_dir: Path,
         except GpuforgeError as exc:
             result.failed[env.path] = str(exc)
             continue
-        for name, text in lock_texts(locked).items():
-            write_atomic(Path(out_dir) / name, text)
-            result.written.append(Path(out_dir) / name)
+        # an env's .lock and .explicit.txt are written as one step: Ctrl-C, SIGTERM or SIGHUP
+        # wait until both are (a few ms), so neither is left newer than the other
+        with processes.signals_held():
+            for name, text in lock_texts(locked).items():
+                write_atomic(Path(out_dir) / name, text)
+                result.written.append(Path(out_dir) / name)
     return result

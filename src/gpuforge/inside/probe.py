@@ -773,6 +773,7 @@ def header_facts(imports, config, compiler):
 
 
 def probe(self_cmd, timeout):
+    """The facts; the imports end ``timeout`` seconds after the probe started, at the latest."""
     start = time.time()
     bits = struct.calcsize("P") * 8
     facts = {"probe_version": 1, "python": {
@@ -806,7 +807,8 @@ def probe(self_cmd, timeout):
     driver_version = facts["cuda"]["driver"].get("version") or facts["cuda"]["nvidia_smi"].get("cuda_version")
     facts["cuda"]["nvrtc"] = safe(nvrtc_facts, driver_version)
     shadows = facts["cwd"].get("shadows", {}) if isinstance(facts["cwd"], dict) else {}
-    facts["imports"] = safe(import_facts, self_cmd, skip, timeout, shadows)
+    facts["imports"] = safe(import_facts, self_cmd, skip, max(0.1, timeout - (time.time() - start)),
+                            shadows)
     if "probe_error" not in facts["imports"] and "probe_error" not in facts["compiler"]:
         facts["gpuarray_header"] = safe(header_facts, facts["imports"], config, facts["compiler"])
     facts["seconds"] = time.time() - start
@@ -818,13 +820,17 @@ def main(argv):
     if args[:1] == ["--import"]:
         import_child(args[1], args[2:3] == ["1"])
         return 0
-    self_cmd, timeout = [sys.executable], 180.0
+    self_cmd, timeout, deadline = [sys.executable], 180.0, None
     while args:
         arg = args.pop(0)
         if arg == "--self" and args:
             self_cmd = [args.pop(0)]
         elif arg == "--timeout" and args:
             timeout = float(args.pop(0))
+        elif arg == "--deadline" and args:  # the host's clock: the whole probe ends by then
+            deadline = float(args.pop(0))
+    if deadline is not None:
+        timeout = max(0.1, min(timeout, deadline - time.time()))
     try:
         facts = probe(self_cmd, timeout)
     except BaseException as exc:  # never crash: the host reads this

@@ -31,10 +31,11 @@ from pathlib import Path
 
 from rattler import Version, VersionSpec
 
+from gpuforge import processes
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.render import Rendered, find_recipes, render_variants
 from gpuforge.recipes.sources import Source, apply_patches, fetch, unpack
-from gpuforge.smoke.targets import Interpreter
+from gpuforge.smoke.targets import Interpreter, remove_tree
 from gpuforge.recipes.variants import load_config
 
 PLATFORM = "linux-64"
@@ -181,6 +182,10 @@ class BuildLocal:
 
     def _ensure_prefix(self) -> Path:
         python = self.prefix / "bin" / "python"
+        if python.exists() and not (self.prefix / "bin" / "pip").exists():
+            # `python -m venv` writes pip last: an interrupted one left this, with nothing in it
+            self.say(f"    {self.prefix} is a half-made venv (no pip; an interrupted run): making it again")
+            remove_tree(self.prefix)
         if python.exists():
             found = Interpreter.probe(str(python))
             if found.version != self.interpreter.version:
@@ -297,8 +302,8 @@ class BuildLocal:
         with open(log, "a", encoding="utf-8") as fh:
             fh.write(f"\n$ {' '.join(cmd)}\n")
             fh.flush()
-            proc = subprocess.Popen(cmd, cwd=cwd, env=env or self.env(), stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True, errors="replace")
+            proc = processes.popen(cmd, cwd=cwd, env=env or self.env(), stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, errors="replace")
             tail: list[str] = []
             assert proc.stdout is not None
             for line in proc.stdout:
@@ -307,6 +312,8 @@ class BuildLocal:
                     self.say("    " + line.rstrip())
                 tail = (tail + [line.rstrip()])[-15:]
             code = proc.wait()
+            processes.forget(proc)
+            processes.check_stop()
         if code != 0:
             shown = "\n".join("    | " + ln for ln in tail)
             raise GpuforgeError(f"`{' '.join(cmd)}` failed (exit {code}); last lines:\n{shown}\n"

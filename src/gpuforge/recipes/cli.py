@@ -8,8 +8,11 @@ import sys
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError
-from gpuforge.recipes.conda_build import DEFAULT_CHANNELS
 from gpuforge.recipes.selectors import PLATFORMS
+
+# The vc14-era packages these recipes build against are on the defaults channels (FACTS.md:
+# vs2015_win-64, gcc_linux-64 7.3.0, vc 14 on pkgs/main; m2w64-toolchain on pkgs/msys2 only).
+DEFAULT_CHANNELS = ("https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/msys2")
 
 
 def _platforms(value: str) -> list[str]:

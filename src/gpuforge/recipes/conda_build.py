@@ -32,9 +32,6 @@ from gpuforge.recipes.conda_tools import CondaTools
 from gpuforge.recipes.render import find_recipes, render_variants
 from gpuforge.recipes.variants import load_config
 
-# The vc14-era packages these recipes build against are on the defaults channels (FACTS.md:
-# vs2015_win-64, gcc_linux-64 7.3.0, vc 14 on pkgs/main; m2w64-toolchain on pkgs/msys2 only).
-DEFAULT_CHANNELS = ("https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/msys2")
 HOST_SUBDIR = "win-64" if sys.platform == "win32" else "linux-64"
 PROBE_TIMEOUT_S = 10
 

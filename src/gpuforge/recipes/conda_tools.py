@@ -75,8 +75,9 @@ def _from_vendor(vendor: Path, cache: Path) -> CondaTools:
     venv.parent.mkdir(parents=True, exist_ok=True)
     with open(venv.parent / f"{venv.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one maker; others wait, then reuse
-        if not (venv / COMPLETE).exists():
-            shutil.rmtree(venv, ignore_errors=True)  # a half-made venv from an interrupted run
+        tools = [venv / "bin" / name for name in ("python", "conda-render", "conda-build", "conda-smithy")]
+        if not ((venv / COMPLETE).exists() and all(t.exists() for t in tools)):
+            shutil.rmtree(venv, ignore_errors=True)  # half-made (an interrupted run) or damaged
             print(f"conda tools: making {venv} from {vendor} and PyPI (once, about a minute)",
                   file=sys.stderr)
             proc = subprocess.run(["bash", str(vendor / "install.sh"), str(venv)],

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
+from gpuforge import processes
 from gpuforge.channels import INFRA_STATUSES, ChannelFailure, InfrastructureError, attempts
 from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import home
 
 PYPI_HOSTS = ("pypi.io", "pypi.org", "files.pythonhosted.org")
 CHUNK = 1 << 20
@@ -37,7 +39,7 @@ def default_cache_dir() -> Path:
     env = os.environ.get("GPUFORGE_CACHE")
     if env:
         return Path(env)
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    base = Path(os.environ.get("XDG_CACHE_HOME") or home() / ".cache")
     return base / "gpuforge"
 
 
@@ -89,6 +91,7 @@ def _download(url: str, dest: Path, say: Callable[[str], None]) -> None:
         total = int(resp.headers.get("Content-Length") or 0)
         done, shown = 0, -1
         while chunk := resp.read(CHUNK):
+            processes.check_stop()  # an interrupted run stops between chunks
             out.write(chunk)
             done += len(chunk)
             if total and (pct := done * 100 // total) // 10 != shown:
@@ -132,15 +135,27 @@ def fetch(source: Source, cache_dir: Path, say: Callable[[str], None] = print) -
     hash is checked either way, and a bad download never enters the cache.
     """
     target = Path(cache_dir) / "sources" / source.sha256[:16] / source.filename
+    if target.is_dir():
+        raise GpuforgeError("a folder where the downloaded file belongs: delete it", target)
     if target.is_file():
         try:
             source.check(target)
             say(f"source: {target} (cached, sha256 verified)")
             return target
-        except GpuforgeError:
-            target.unlink()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".download-") as tmp:
+        except GpuforgeError as exc:
+            say(f"source: the cached copy failed its sha256 check ({exc.message}): downloading again")
+            try:
+                target.unlink()
+            except OSError as err:
+                raise GpuforgeError(f"failed its sha256 check and cannot be deleted ({err.strerror}): "
+                                    "delete it", target) from None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        in_way = next(p for p in (target.parent, *target.parent.parents) if p.is_file())
+        raise GpuforgeError("a file where the source cache needs a folder: delete it", in_way) from None
+    _remove_dead_downloads(target.parent)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".download-{os.getpid()}-") as tmp:
         tmp_file = Path(tmp) / source.filename
         say(f"source: downloading {source.url}")
         try:
@@ -156,6 +171,16 @@ def fetch(source: Source, cache_dir: Path, say: Callable[[str], None] = print) -
         say("  " + source.check(tmp_file))
         os.replace(tmp_file, target)
     return target
+
+
+def _remove_dead_downloads(folder: Path) -> None:
+    """The temporary folders of downloads whose process was killed (its pid in the name)."""
+    from gpuforge.fileio import process_alive
+
+    for leftover in folder.glob(".download-*"):
+        pid = leftover.name.split("-")[1]
+        if not pid.isdigit() or not process_alive(int(pid)):
+            shutil.rmtree(leftover, ignore_errors=True)
 
 
 def unpack(archive_or_tree: Path, dest: Path) -> Path:

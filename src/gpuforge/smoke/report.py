@@ -52,7 +52,18 @@ def _check_summary(check: dict[str, Any]) -> str:
     return check.get("reason") or "ok"
 
 
+NARROW = 60  # columns: below this the table's four columns fold into unreadable slivers
+
+
 def print_table(results: list[TargetResult], console: Console) -> None:
+    if console.width < NARROW:  # one line per target, then per check, wrapped as text
+        for r in results:
+            console.print(f"{r.name}: {r.status}" + (f": {r.reason}" if r.reason and not r.checks else ""),
+                          highlight=False, markup=False)
+            for c in r.checks + r.import_tests:
+                console.print(f"  {c.get('check') or c.get('name')}: {c['status']}", highlight=False,
+                              markup=False)
+        return
     table = Table(title="gpu_smoke")
     for column in ("target", "status", "check", "result"):
         table.add_column(column, overflow="fold")
@@ -63,6 +74,7 @@ def print_table(results: list[TargetResult], console: Console) -> None:
         if not rows:
             rows = [("", "", r.reason)]
         rows += [(f"[bold]{f['id']}[/]", "", f"{f['title']}\nfix: {f['fix']}") for f in r.findings]
+        rows += [("hint", "", r.hint)] if r.hint else []
         for i, (check, status, summary) in enumerate(rows):
             table.add_row(r.name if i == 0 else "", f"[{style}]{r.status}[/]" if i == 0 else "",
                           f"{check} [{STYLE.get(status, '')}]{status}[/]" if status else check, summary,

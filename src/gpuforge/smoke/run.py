@@ -18,9 +18,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gpuforge import processes
 from gpuforge.doctor import catalog
 from gpuforge.errors import GpuforgeError
-from gpuforge.fileio import write_atomic
+from gpuforge.fileio import process_alive, write_atomic
 from gpuforge.recipes.sources import default_cache_dir
 from gpuforge.smoke.targets import (
     NEEDS,
@@ -55,6 +56,7 @@ class TargetResult:
     checks: list[dict[str, Any]] = field(default_factory=list)
     import_tests: list[dict[str, Any]] = field(default_factory=list)
     findings: list[dict[str, str]] = field(default_factory=list)
+    hint: str = ""  # what to try when a reused environment fails (it may be damaged)
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -70,8 +72,8 @@ def run_checks(python: str, env: dict[str, str], checks: tuple[str, ...], args: 
     """Run the checks in one process of ``python``; a crash fails the checks it left."""
     cmd = [*python_command(python), script_path(python, CHECKS_SCRIPT), *checks, *args]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=wine_env(python, env), cwd=cwd,
-                              timeout=timeout, errors="replace")
+        proc = processes.run(cmd, capture_output=True, text=True, env=wine_env(python, env), cwd=cwd,
+                             timeout=timeout, errors="replace")
         stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
     except subprocess.TimeoutExpired as exc:
         stdout = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
@@ -208,11 +210,24 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
         result.status, result.reason = "fail", f"the environment could not be made: {exc}"
         result.findings = name_failure(str(exc))
         return result
+    try:
+        return _check_env(tenv, result, settings, say, start, note)
+    except OSError as exc:  # its scratch files: a read-only or full cache
+        result.status = "fail"
+        result.reason = (f"{exc.filename or tenv.root}: {exc.strerror or exc} (a read-only or full cache? "
+                         "set GPUFORGE_CACHE to a writable folder)")
+        return result
+    finally:
+        tenv.release()
+
+
+def _check_env(tenv: TargetEnv, result: TargetResult, settings: Settings, say: Callable[[str], None],
+               start: float, note: str) -> TargetResult:
+    target = tenv.target
     result.python, result.env_created, result.env_seconds = str(tenv.python), tenv.created, tenv.seconds
     if refuse_32bit(result, str(tenv.python)):
         return result
-    scratch = tenv.root / "scratch"
-    scratch.mkdir(exist_ok=True)
+    scratch = own_scratch(tenv.root / "scratch")
     say(f"[{target.name}] checks: {', '.join(CHECKS)}, and the import tests beside them"
         + (" (first run: Theano compiles its ops)" if tenv.created else ""))
     # beside the checks: each is mostly a process start (seconds under Wine), not CPU work
@@ -221,7 +236,25 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
         result.checks = run_checks(str(tenv.python), tenv.env(), CHECKS, _check_args(target, settings),
                                    cwd=scratch)
         result.import_tests = imports.result()
-    return conclude(result, start, note)
+    result = conclude(result, start, note)
+    if result.status == "fail" and not tenv.created:
+        result.hint = (f"{tenv.root} was made by an earlier run: if it is damaged, "
+                       f"`gpuforge smoke --target {target.name} --fresh` remakes it")
+    return result
+
+
+def own_scratch(folder: Path) -> Path:
+    """This run's scratch folder: runs at once on one environment each write their own
+    import-test files; the folders of runs that ended are removed."""
+    if folder.is_file() or folder.is_symlink():
+        folder.unlink()
+    for other in folder.glob("run-*"):
+        pid = other.name[len("run-"):]
+        if not pid.isdigit() or not process_alive(int(pid)):
+            shutil.rmtree(other, ignore_errors=True)
+    own = folder / f"run-{os.getpid()}"
+    own.mkdir(parents=True, exist_ok=True)
+    return own
 
 
 def run_mockgpu(target: Target, settings: Settings, say: Callable[[str], None], result: TargetResult,
@@ -296,20 +329,28 @@ def run_all(targets: list[Target], pythons: list[str], settings: Settings, say: 
 
     def run_one(target: Target) -> TargetResult:
         result = run_target(target, settings, say_line)
-        say_line(f"[{target.name}] {result.status} ({result.seconds:.1f} s)")
+        say_line(f"[{target.name}] {result.status} ({result.seconds:.1f} s)"
+                 + (f"; {result.hint}" if result.hint else ""))
         return result
 
     path, last = _last_durations(settings)
     order = sorted(range(len(targets)), key=lambda i: -last.get(targets[i].name, 0.0))  # stable
-    with ThreadPoolExecutor(max_workers=jobs or default_jobs()) as pool:
+    pool = ThreadPoolExecutor(max_workers=jobs or default_jobs())
+    try:
         started = {i: pool.submit(run_one, targets[i]) for i in order}
         futures = [started[i] for i in range(len(targets))]
         futures += [pool.submit(run_python, p, settings, say_line) for p in pythons]
         results = [f.result() for f in futures]
+    except BaseException:  # Ctrl-C, SIGTERM, an error: stop the running targets, start no other
+        processes.stop()
+        pool.shutdown(wait=True, cancel_futures=True)
+        processes.STOPPING.clear()  # stopped: a later run in this process may start children
+        raise
+    pool.shutdown()
     ran = {r.name: r.seconds - r.env_seconds for r in results[:len(targets)] if r.status != "skip"}
     if ran:
         try:
             write_atomic(path, json.dumps({**last, **ran}, indent=1, sort_keys=True) + "\n", backup=False)
-        except OSError:
+        except (OSError, GpuforgeError):
             pass  # scheduling hint only: a read-only cache runs in declared order next time
     return results

@@ -23,6 +23,7 @@ new Theano compile cache), so a stale environment cannot hide a failure.
 from __future__ import annotations
 
 import ctypes
+import glob
 import hashlib
 import json
 import os
@@ -35,7 +36,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+from gpuforge import processes
 from gpuforge.errors import GpuforgeError
+from gpuforge.locks import FileLock
 from gpuforge.recipes.sources import Source, default_cache_dir, fetch
 
 APT = "apt-get install -y $(grep -v '^#' ci/apt-packages.txt)  (as root)"
@@ -189,13 +192,16 @@ class Interpreter:
             return cls.read_windows(path)
         code = "import sys, struct; print('%d.%d' % sys.version_info[:2]); print(struct.calcsize('P') * 8)"
         try:
-            proc = subprocess.run([*python_command(path), "-c", code], capture_output=True, text=True,
-                                  timeout=60, env=wine_env(path, None))
+            proc = processes.run([*python_command(path), "-c", code], capture_output=True, text=True,
+                                 errors="replace", timeout=60, env=wine_env(path, None))
         except OSError as exc:
             raise GpuforgeError(f"cannot run {path}: {exc.strerror}") from None
-        lines = proc.stdout.split()
-        if proc.returncode != 0 or len(lines) != 2:
-            raise GpuforgeError(f"{path} did not run: {proc.stderr.strip()[-200:]}")
+        except subprocess.TimeoutExpired:
+            raise GpuforgeError(f"{path} did not answer in 60 s") from None
+        lines = proc.stdout.split()[-2:]  # a sitecustomize may print before
+        if proc.returncode != 0 or len(lines) != 2 or not lines[1].isdigit():
+            why = (proc.stderr.strip() or proc.stdout.strip() or f"exit {proc.returncode}")[-200:]
+            raise GpuforgeError(f"{path} did not run: {why}")
         return cls(path, lines[0], int(lines[1]))
 
     @classmethod
@@ -276,14 +282,26 @@ def wine_env(python: str | Path, env: dict[str, str] | None) -> dict[str, str] |
     if not is_windows_python(python):
         return env
     env = dict(os.environ if env is None else env)
-    env["WINEPREFIX"] = str(wine_prefix(python, env))
+    prefix = wine_prefix(python, env)
+    try:
+        prefix.mkdir(parents=True, exist_ok=True)  # Wine makes a prefix only in a folder that exists
+    except OSError:
+        pass  # Wine then names the folder it cannot use
+    env["WINEPREFIX"] = str(prefix)
     env["WINEDEBUG"] = "-all"
     return env
 
 
+def _pyenv_default() -> Path:
+    try:
+        return Path.home() / ".pyenv"
+    except RuntimeError:  # no HOME: no pyenv either
+        return Path("/nonexistent")
+
+
 def pyenv_python(minor: str) -> str | None:
     """Path of pyenv's newest ``python<minor>`` (e.g. "3.7"), or None."""
-    root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    root = Path(os.environ.get("PYENV_ROOT") or _pyenv_default()) / "versions"
     found = sorted(root.glob(f"{minor}.*/bin/python{minor}"),
                    key=lambda p: [int(x) for x in p.parts[-3].split(".") if x.isdigit()])
     return str(found[-1]) if found else None
@@ -390,6 +408,11 @@ class TargetEnv:
     created: bool
     seconds: float
     log: list[str] = field(default_factory=list)
+    lock: FileLock | None = None  # shared while it is used: no other run deletes it meanwhile
+
+    def release(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
 
     @property
     def compiledir(self) -> Path:
@@ -418,7 +441,7 @@ class TargetEnv:
 
 
 def _run(cmd: list[str], cwd: Path | None = None) -> None:
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    proc = processes.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd)
     if proc.returncode != 0:
         tail = "\n".join("    | " + ln for ln in (proc.stdout + proc.stderr).splitlines()[-12:])
         raise GpuforgeError(f"`{' '.join(cmd)}` failed (exit {proc.returncode}):\n{tail}")
@@ -426,27 +449,93 @@ def _run(cmd: list[str], cwd: Path | None = None) -> None:
 
 def ensure_env(target: Target, cache_dir: Path | None = None, channel: Path | None = None,
                fresh: bool = False, say: Callable[[str], None] = print) -> TargetEnv:
-    """Create ``target``'s environment, or reuse it when its spec is unchanged."""
+    """Create ``target``'s environment, or reuse it when its spec is unchanged.
+
+    Runs on one cache take turns: a shared lock while an environment is used, an exclusive
+    one while it is made (held by the making's children too, so a run killed with SIGKILL
+    keeps it until they end). An environment is trusted only with its ready mark, written
+    last; an old one is renamed away before it is deleted, so an interrupted delete never
+    leaves a ready mark on a half-deleted folder.
+    """
     cache_dir = Path(cache_dir or default_cache_dir())
     safe = target.name.replace(":", "-")
     root = cache_dir / "targets" / f"{safe}-{target.spec_hash()}"
     windows = target.python == "windows" or host_platform() == "win-64"
     python = root / ("python.exe" if windows else "bin/python")
-    ready = root / READY_MARK
     start = time.monotonic()
-    if ready.exists() and python.exists() and not fresh:
-        return TargetEnv(target, root, python, False, time.monotonic() - start)
-    if root.exists():
-        shutil.rmtree(root)
-    if target.python == "conda":
-        _create_conda(target, root, channel, say)
-    elif target.python == "windows":
-        _create_windows(target, root, cache_dir, say)
-    else:
-        _create_venv(target, root, say)
-    (root / "theanorc").write_text("", encoding="utf-8")
-    ready.write_text(json.dumps(asdict(target), sort_keys=True), encoding="utf-8")
-    return TargetEnv(target, root, python, True, time.monotonic() - start)
+    _usable_folder(root.parent)
+    lock = FileLock(root.with_name(root.name + ".lock"), f"the environment {root}",
+                    say=say, inherit=True)
+    try:
+        lock.acquire(shared=True)
+        if not fresh and env_ready(root, python):
+            return TargetEnv(target, root, python, False, time.monotonic() - start, lock=lock)
+        lock.acquire(shared=False)  # waits while other runs use or make it
+        if not fresh and env_ready(root, python):  # another run made it meanwhile
+            lock.acquire(shared=True)
+            return TargetEnv(target, root, python, False, time.monotonic() - start, lock=lock)
+        remove_tree(root)
+        for leftover in root.parent.glob(glob.escape(root.name) + ".*"):
+            if leftover.name.startswith(root.name + ".trash-") or leftover.name == root.name + ".tmp":
+                remove_tree(leftover)
+        if target.python == "conda":
+            _create_conda(target, root, channel, say)
+        elif target.python == "windows":
+            _create_windows(target, root, cache_dir, say)
+        else:
+            _create_venv(target, root, say)
+        processes.check_stop()
+        (root / "theanorc").write_text("", encoding="utf-8")
+        (root / READY_MARK).write_text(json.dumps(asdict(target), sort_keys=True), encoding="utf-8")
+        lock.acquire(shared=True)
+    except BaseException:
+        lock.release()
+        raise
+    return TargetEnv(target, root, python, True, time.monotonic() - start, lock=lock)
+
+
+def env_ready(root: Path, python: Path) -> bool:
+    """Made to the end (the ready mark), with its interpreter and (a venv) its pyvenv.cfg."""
+    if not ((root / READY_MARK).is_file() and python.is_file()):
+        return False
+    if python.suffix == ".exe":  # the windows target: its own Wine prefix is its Windows home
+        return (root / "wineprefix").is_dir()
+    return (root / "pyvenv.cfg").is_file() or \
+        not (root / "bin" / "activate").exists()  # a conda prefix has no pyvenv.cfg
+
+
+def _usable_folder(folder: Path) -> None:
+    """``folder`` exists as a folder, or one line saying what is in the way."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise GpuforgeError("a file where gpuforge keeps its target environments (a folder): "
+                            "delete or move it", folder) from None
+    except NotADirectoryError:
+        raise GpuforgeError("a file stands where a folder of the cache belongs: delete it, or "
+                            "set GPUFORGE_CACHE to another folder", folder) from None
+    except OSError as exc:
+        raise GpuforgeError(f"cannot make the cache folder: {exc.strerror} (set GPUFORGE_CACHE to "
+                            "a writable folder)", folder) from None
+
+
+def remove_tree(path: Path) -> None:
+    """Delete ``path`` (a folder, or a file in its place); a folder is first renamed away
+    in one step, so what is left of an interrupted delete is never taken for it."""
+    if not (path.exists() or path.is_symlink()):
+        return
+    try:
+        if not path.is_dir() or path.is_symlink():
+            path.unlink()
+            return
+        victim = path if ".trash-" in path.name else path.with_name(f"{path.name}.trash-{os.getpid()}")
+        if victim != path:
+            os.replace(path, victim)
+    except OSError as exc:
+        raise GpuforgeError(f"cannot remove it ({exc.strerror}): delete it", path) from None
+    shutil.rmtree(victim, ignore_errors=True)
+    if victim.exists():
+        raise GpuforgeError("cannot delete this leftover (read-only? in use?): delete it", victim)
 
 
 def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None:
@@ -495,8 +584,7 @@ def unpack_embeddable(embed: Path, dest: Path) -> Path:
     import tarfile
     import zipfile
 
-    if dest.exists():
-        shutil.rmtree(dest)
+    remove_tree(dest)
     site = dest / "Lib" / "site-packages"
     site.mkdir(parents=True)
     with tarfile.open(embed) as tar:
@@ -539,8 +627,8 @@ def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[
     python = root / "python.exe"
     (root / "wineprefix").mkdir()
     # compileall writes the .pyc files once, so warm runs import from them
-    proc = subprocess.run([*python_command(python), "-m", "compileall", "-q", windows_path(site)],
-                          capture_output=True, text=True, env=wine_env(python, None))
+    proc = processes.run([*python_command(python), "-m", "compileall", "-q", windows_path(site)],
+                         capture_output=True, text=True, errors="replace", env=wine_env(python, None))
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
         raise GpuforgeError(f"the Windows CPython did not run under Wine: {' / '.join(tail)}", python)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+from gpuforge import processes
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.sources import default_cache_dir, unpack
 
@@ -42,7 +42,7 @@ def _digest(*parts: bytes) -> str:
 def _compile(compiler: str, args: list[str], cwd: Path) -> None:
     if shutil.which(compiler) is None:
         raise GpuforgeError(f"no {compiler} on PATH: {APT}")
-    proc = subprocess.run([compiler, *args], cwd=cwd, capture_output=True, text=True)
+    proc = processes.run([compiler, *args], cwd=cwd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise GpuforgeError(f"{compiler} {' '.join(args)} failed: {proc.stderr.strip()[-600:]}")
 
@@ -132,7 +132,7 @@ def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None
     def make(out: Path) -> None:
         tree = unpack(src, out / "src")
         for patch in patches:
-            proc = subprocess.run(["patch", "-p1", "-i", str(patch)], cwd=tree, capture_output=True,
+            proc = processes.run(["patch", "-p1", "-i", str(patch)], cwd=tree, capture_output=True,
                                   text=True)
             if proc.returncode != 0:
                 raise GpuforgeError(f"{patch.name} does not apply: {proc.stdout.strip()[-400:]}", patch)
@@ -140,7 +140,7 @@ def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None
         for cmd in (["cmake", "-S", str(tree), "-B", str(out / "build"), "-DCMAKE_BUILD_TYPE=Release"],
                     ["cmake", "--build", str(out / "build"), "--target", "gpuarray", "--",
                      f"-j{os.cpu_count()}"]):
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            proc = processes.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
                 tail = (proc.stderr or proc.stdout).strip()[-600:]
                 raise GpuforgeError(f"{' '.join(cmd[:2])} failed: {tail}")

@@ -17,13 +17,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gpuforge import processes
 from gpuforge.recipes.sources import default_cache_dir
 from gpuforge.smoke.mockgpu import build, nvidia
 
@@ -107,7 +107,7 @@ def assemble(ptx_dir: Path, cc: str, cache_dir: Path, say: Callable[[str], None]
             done["not_assembled"].append(f"{ptx.name}: PTX ISA {m[1]}.{m[2]} is newer than ptxas "
                                          f"{nvidia.PTXAS_VERSION} reads")
             continue
-        proc = subprocess.run([str(ptxas), f"-arch={arch}", str(ptx), "-o", os.devnull],
+        proc = processes.run([str(ptxas), f"-arch={arch}", str(ptx), "-o", os.devnull],
                               capture_output=True, text=True)
         if proc.returncode == 0:
             done["assembled"] += 1
@@ -137,7 +137,7 @@ def _theano_python(cache_dir: Path) -> str:
 
 
 def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], None]) -> Outcome:
-    if not Path(SYSTEM_PYTHON).exists() or subprocess.run(
+    if not Path(SYSTEM_PYTHON).exists() or processes.run(
             [SYSTEM_PYTHON, "-c", "import pygpu"], capture_output=True).returncode != 0:
         raise Unavailable("Debian's python3-pygpu (libgpuarray3 0.7.6) is not importable by "
                           "/usr/bin/python3: `apt-get install -y $(grep -v '^#' ci/apt-packages.txt)`")
@@ -169,7 +169,7 @@ def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], 
                                 f"base_compiledir={compiledir},gpuarray.cache_path={folder / 'kernels'}",
                    THEANORC=str(folder / "theanorc"))
         (folder / "theanorc").write_text("", encoding="utf-8")
-    proc = subprocess.run([python, str(INSIDE), config.what], capture_output=True, text=True, env=env,
+    proc = processes.run([python, str(INSIDE), config.what], capture_output=True, text=True, env=env,
                           cwd=folder, timeout=900, errors="replace")
     line = next((ln for ln in reversed(proc.stdout.splitlines()) if ln.startswith(MARK)), None)
     if line is None:
@@ -201,10 +201,10 @@ def _wine_prefix(cache_dir: Path, wine: Path) -> Path:
     if not (prefix / "system.reg").exists():
         prefix.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ, WINEPREFIX=str(prefix), WINEDEBUG="-all")
-        subprocess.run([str(wine), "wineboot", "--init"], capture_output=True, env=env, timeout=600)
+        processes.run([str(wine), "wineboot", "--init"], capture_output=True, env=env, timeout=600)
         server = wine.with_name("wineserver64") if wine.with_name("wineserver64").exists() else None
         if server:  # wait until the prefix is written
-            subprocess.run([str(server), "-w"], env=env, timeout=600)
+            processes.run([str(server), "-w"], env=env, timeout=600)
     return prefix
 
 
@@ -226,7 +226,7 @@ def run_windows(config: Config, work: Path, cache_dir: Path, say: Callable[[str]
     env = dict(os.environ, WINEPREFIX=str(_wine_prefix(cache_dir, WINE)), WINEDEBUG="-all", MOCK_CC=config.cc,
                MOCK_DRIVER=str(config.driver), MOCK_LOG=windows_path(folder / "mock.log"),
                MOCK_PTX_DIR=windows_path(folder / "ptx"))
-    proc = subprocess.run([str(WINE), str(folder / "winloader.exe")], capture_output=True, text=True,
+    proc = processes.run([str(WINE), str(folder / "winloader.exe")], capture_output=True, text=True,
                           env=env, cwd=folder, timeout=300, errors="replace")
     lines = [ln.rstrip("\r") for ln in proc.stdout.splitlines()]
     result = next((ln for ln in reversed(lines) if ln.startswith("RESULT ")), None)
