@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import importlib.util
 import io
 import json
 import os
@@ -247,8 +248,17 @@ def gpu_envs_table(path: Path) -> list[str]:
     return table(load(path)).split("\n")
 
 
+def faults_table(path: Path) -> list[str]:
+    """`nox -s faults`'s table (reports/faults/faults.json) by the suite's own tests/faults/table.py."""
+    spec = importlib.util.spec_from_file_location("faults_table", ROOT / "tests" / "faults" / "table.py")
+    module = sys.modules.setdefault(spec.name, importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(module)  # a dataclass needs its module in sys.modules
+    rows = [module.Row(**row) for row in json.loads(path.read_text(encoding="utf-8"))]
+    return module.table(rows).rstrip("\n").split("\n")
+
+
 TABLES: dict[str, Callable[[Path], list[str]]] = {
-    "bench": bench_table, "fuzz": fuzz_table, "gpu-envs": gpu_envs_table}
+    "bench": bench_table, "fuzz": fuzz_table, "gpu-envs": gpu_envs_table, "faults": faults_table}
 
 
 def table_lines(block: Block) -> list[str]:

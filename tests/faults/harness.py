@@ -22,22 +22,11 @@ from pathlib import Path
 
 import pytest
 from conftest import cli_env
+from faults.table import Row, table
 
 FULL = os.environ.get("GPUFORGE_FAULTS") == "all"
 REPORT = os.environ.get("GPUFORGE_FAULTS_REPORT")
 TRACEBACK_MARKS = ("Traceback (most recent call last)", "internal error (a bug")
-
-
-@dataclass
-class Row:
-    family: str
-    case: str
-    exit: str
-    traceback: bool
-    state: str  # what was left on disk, checked
-    rerun: str  # "recovered", "not needed", or what went wrong
-    seconds: float
-    ok: bool
 
 
 ROWS: list[Row] = []
@@ -57,27 +46,6 @@ def write_table() -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "faults.json").write_text(json.dumps([asdict(r) for r in ROWS], indent=1) + "\n")
     (out / "faults.md").write_text(table(ROWS))
-
-
-def table(rows: list[Row]) -> str:
-    lines = [
-        "| family | case | exit | traceback | state on disk | rerun | s | result |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r.family} | {r.case.replace('|', '/')} | {r.exit} | {'yes' if r.traceback else 'no'} | "
-            f"{r.state} | {r.rerun} | {r.seconds:.1f} | {'ok' if r.ok else '**FAIL**'} |"
-        )
-    families = sorted({r.family for r in rows}, key=[r.family for r in rows].index)
-    lines += ["", "| family | cases | ok | tracebacks | failed |", "|---|---|---|---|---|"]
-    for fam in [*families, "all"]:
-        rs = [r for r in rows if fam in ("all", r.family)]
-        lines.append(
-            f"| {fam} | {len(rs)} | {sum(r.ok for r in rs)} | {sum(r.traceback for r in rs)} "
-            f"| {sum(not r.ok for r in rs)} |"
-        )
-    return "\n".join(lines) + "\n"
 
 
 @pytest.fixture(scope="session")
