@@ -19,6 +19,7 @@ conda-build's contract, reproduced on a plain Linux machine:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -33,10 +34,11 @@ from rattler import Version, VersionSpec
 
 from gpuforge import processes
 from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import write_atomic
 from gpuforge.recipes.render import Rendered, find_recipes, render_variants
 from gpuforge.recipes.sources import Source, apply_patches, fetch, unpack
-from gpuforge.smoke.targets import Interpreter, remove_tree
 from gpuforge.recipes.variants import load_config
+from gpuforge.smoke.targets import Interpreter, remove_tree
 
 PLATFORM = "linux-64"
 # conda names that are the same project on PyPI.
@@ -296,6 +298,36 @@ class BuildLocal:
             env.pop("PIP_NO_INDEX")
         return env
 
+    def _compiler_stand_in(self, package: str) -> Path:
+        """The machine's compiler standing in for conda's compiler package in the test prefix.
+
+        conda-build's test environment has the package itself: its compiler under the prefix,
+        its conda-meta record, and the variables its activation exports (CXX, GXX). A recipe's
+        test may check all three (theano's test_exp.py does), so the stand-in is a wrapper under
+        the prefix (not a link that resolves outside it) with a record that names it a stand-in
+        and carries the machine compiler's real version: the test then reports that version,
+        never conda's.
+        """
+        tool = Path(shutil.which(HOST_TOOLS[package]) or HOST_TOOLS[package])
+        wrapper = self.prefix / "bin" / tool.name
+        if wrapper.is_symlink():  # a stand-in of an earlier build-local
+            wrapper.unlink()
+        if not wrapper.exists():
+            write_atomic(wrapper, f'#!/bin/sh\nexec "{tool}" "$@"\n', backup=False)
+            wrapper.chmod(0o755)
+        version = subprocess.run([str(tool), "-dumpversion"], capture_output=True, text=True,
+                                 check=False).stdout.strip() or "0"
+        meta = self.prefix / "conda-meta"
+        meta.mkdir(exist_ok=True)
+        for old in meta.glob(f"{package}-*.json"):
+            old.unlink()
+        record = {"name": package, "version": version, "build": "gpuforge_stand_in",
+                  "stand_in_for": f"conda's {package}; this is the machine's {tool}"}
+        write_atomic(meta / f"{package}-{version}-gpuforge_stand_in.json",
+                     json.dumps(record, indent=1) + "\n", backup=False)
+        self.say(f"    stand-in for {package}: {wrapper} runs {tool} (g++ {version}, not conda's)")
+        return wrapper
+
     def _run(self, cmd: list[str], cwd: Path, env: dict[str, str] | None = None,
              echo: bool = False) -> None:
         log = self.work / "build.log"
@@ -352,11 +384,7 @@ class BuildLocal:
         env.setdefault("THEANO_FLAGS", f"base_compiledir={self.work / 'theano-compiledir'}")
         run = {s.split()[0] for s in r.requirements.get("run", [])}
         for package in sorted(run & COMPILER_VARS.keys()):  # the compiler package's binary
-            tool = Path(shutil.which(HOST_TOOLS[package]) or HOST_TOOLS[package])
-            link = self.prefix / "bin" / tool.name
-            if not (link.exists() or link.is_symlink()):
-                link.symlink_to(tool)
-                self.say(f"    stand-in for {package}: {link} -> {tool}")
+            env.update(dict.fromkeys(COMPILER_VARS[package], str(self._compiler_stand_in(package))))
         # conda-build activates the test environment: the prefix's activate.d scripts run.
         activate = sorted((self.prefix / "etc" / "conda" / "activate.d").glob("*.sh"))
         if activate:
