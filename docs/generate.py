@@ -257,8 +257,16 @@ def faults_table(path: Path) -> list[str]:
     return module.table(rows).rstrip("\n").split("\n")
 
 
+def doctor_eval_table(path: Path) -> list[str]:
+    """`nox -s doctor_eval`'s table by kind and its misses by kind (reports/doctor_eval.json)."""
+    from gpuforge.doctor.evaluate import summary
+
+    return summary(read_json(path))
+
+
 TABLES: dict[str, Callable[[Path], list[str]]] = {
-    "bench": bench_table, "fuzz": fuzz_table, "gpu-envs": gpu_envs_table, "faults": faults_table}
+    "bench": bench_table, "fuzz": fuzz_table, "gpu-envs": gpu_envs_table, "faults": faults_table,
+    "doctor-eval": doctor_eval_table}
 
 
 def table_lines(block: Block) -> list[str]:

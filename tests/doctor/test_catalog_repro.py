@@ -24,7 +24,7 @@ from gpuforge.doctor.catalog import diagnose_text
 REPRODUCED_HERE = {"mingw_32bit", "mingw_hypot", "path_spaces_nonascii", "runtime_dll_beside_wheel",
                    "glibc_too_old", "libgpuarray_source_checkout", "channel_missing", "windows_path_too_long",
                    "gpu_preallocate_oom", "module_shadow", "torch_C_shadow", "mx_cudart", "libpython_missing",
-                   "driver_types_h", "cuda_ipc"}
+                   "driver_types_h", "cuda_ipc", "conda_network_unreachable", "conda_connection_failed"}
 
 
 def first_id(text: str) -> str | None:
@@ -292,3 +292,43 @@ def test_torch_py_and_a_torch_checkout_under_python2(tmp_path: Path) -> None:
     out = run([python, "-c", "import torch"], tmp_path)
     assert "ImportError: No module named _C" in out, out
     assert first_id(out) == first_id(out.strip().splitlines()[-1]) == "torch_C_shadow"
+
+
+@pytest.mark.parametrize("minor", ["2.7", "3.7"])
+def test_a_script_named_like_a_standard_library_module(minor: str, tmp_path: Path) -> None:
+    """`python select.py` (pytorch #71): the script's folder is first on sys.path, so the standard
+    library's own `import select` (subprocess) gets the script. Pasted cut before the exception
+    line, the frames alone must name it."""
+    python = pyenv_or_skip(minor)
+    (tmp_path / "select.py").write_text("import subprocess\nprint(subprocess.call)\n", encoding="utf-8")
+    out = run([python, "select.py"], tmp_path)
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("Traceback") and 'File "select.py", line 1' in out, out
+    cut = "\n".join(lines[:-1])  # the paste ends inside the traceback
+    assert first_id(cut) == "module_shadow", out
+    (tmp_path / "select.py").rename(tmp_path / "selector_demo.py")  # the same script, another name
+    assert run([python, "selector_demo.py"], tmp_path).startswith("<"), "a script that runs"
+
+
+@pytest.mark.slow
+def test_conda_on_a_misspelled_mirror_host(conda_tools, tmp_path: Path) -> None:
+    """The real conda with .condarc naming TUNA's mirror misspelled (mirrors.tua..., the CSDN
+    report), spelled right, and USTC's real mirror that envs/mirrors.yaml does not list. Offline,
+    all get no HTTP answer (HTTP 000): only the host tells them apart, and of a host gpuforge
+    does not know the doctor says it cannot tell."""
+    condarc = tmp_path / "condarc.yml"
+    env = dict(os.environ, CONDARC=str(condarc), CONDA_PKGS_DIRS=str(tmp_path / "pkgs"),
+               CONDA_REMOTE_MAX_RETRIES="1", CONDA_REMOTE_CONNECT_TIMEOUT_SECS="3")
+    for host, expected in (("mirrors.tua.tsinghua.edu.cn", "channel_missing"),
+                           ("mirrors.tuna.tsinghua.edu.cn", "conda_network_unreachable"),
+                           ("mirrors.ustc.edu.cn", "conda_connection_failed")):
+        condarc.write_text(f"solver: rattler\nchannels:\n  - https://{host}/anaconda/cloud/conda-forge\n",
+                           encoding="utf-8")
+        proc = subprocess.run([str(conda_tools.python), "-m", "conda", "create", "--dry-run",
+                               "-p", str(tmp_path / "env"), "python"],
+                              capture_output=True, text=True, env=env, timeout=300)
+        out = proc.stdout + proc.stderr
+        if "HTTP 000 CONNECTION FAILED" not in out and host != "mirrors.tua.tsinghua.edu.cn":
+            pytest.skip(f"this machine reaches {host}: no HTTP 000 to reproduce ({out[-300:]})")
+        assert f"HTTP 000 CONNECTION FAILED for url <https://{host}/" in out, out
+        assert first_id(out) == expected, (host, out)

@@ -116,3 +116,26 @@ def test_a_rule_from_one_source_lands_only_with_a_text_from_another_or_a_reprodu
     assert not new, f"entries written from one source, caught in no other: {new}"
     settled = ONE_SOURCE_BEFORE_PROVENANCE - {x.split()[0] for x in lonely}
     assert not settled, f"now caught from another source: drop from the list {sorted(settled)}"
+
+
+FIGURES = REPORTS.parents[2] / "docs" / "data" / "doctor_eval.json"
+TIMES = ("max_seconds", "mean_seconds")
+
+
+def test_the_readmes_figures_are_a_run_of_this_catalog_on_this_corpus() -> None:
+    """docs/data/doctor_eval.json (the README's table, docs/generate.py) holds what a fresh run
+    gives: the same counts by kind and the same verdict for every report (times aside)."""
+    import json
+
+    figures = json.loads(FIGURES.read_text(encoding="utf-8"))
+    evaluation = evaluate([REPORTS])
+    redo = "python -m gpuforge.doctor.evaluate --adversarial --json docs/data/doctor_eval.json"
+    for kind, (whole, cross) in evaluation.tallies(lambda r: r.kind).items():
+        for column, tally in (("whole", whole), ("cross", cross)):
+            fresh = {k: v for k, v in tally.as_json().items() if k not in TIMES}
+            saved = {k: v for k, v in figures["kind"][kind][column].items() if k not in TIMES}
+            assert fresh == saved, f"{kind} {column}: run `{redo}`, then `python docs/generate.py --update`"
+    fresh_verdicts = {f"{w.report.path.parent.name}/{w.report.path.name}": (w.verdict, c.verdict)
+                      for w, c in zip(evaluation.whole, evaluation.cross, strict=True)}
+    saved_verdicts = {r["file"]: (r["verdict"], r["cross_verdict"]) for r in figures["reports"]}
+    assert fresh_verdicts == saved_verdicts, f"run `{redo}`"

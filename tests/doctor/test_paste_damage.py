@@ -14,8 +14,9 @@ from gpuforge.doctor.evaluate import REPORTS, read_report
 
 # new entries proven on their labelled reports from several sources (test_doctor counts them)
 PROVEN_ON_REPORTS = {"omp_duplicate_runtime", "numpy_abi_mismatch", "numpy_aliases_other_package",
-                     "conda_network_unreachable", "conda_connection_failed",
-                     "numpy_alias_removed", "dataloader_shm_exhausted", "dataloader_worker_died"}
+                     "conda_network_unreachable",
+                     "numpy_alias_removed", "dataloader_shm_exhausted", "dataloader_worker_died",
+                     "mmcv_ops_missing"}
 
 
 def text_of(name: str) -> str:
@@ -122,3 +123,60 @@ def test_a_numpy_abi_error_is_named_by_the_package_that_raised_it() -> None:
     from test_doctor import LOGS, read_case  # pygpu's own (Theano #6099, pygpu.test())
     _, pygpu = read_case(LOGS / "upstream_pygpu_numpy_abi_6099.txt")
     assert ids(pygpu)[0] == "pygpu_numpy_abi"
+
+
+# The same cause in another release's or platform's words: each text as its thread posted it.
+OTHER_WORDS = [
+    ("https://github.com/NVlabs/xmp/issues/4", "gcc_too_new",
+     "/usr/include/string.h: In function ‘void* __mempcpy_inline(void*, const void*, size_t)’:\n"
+     "/usr/include/string.h:652:42: error: ‘memcpy’ was not declared in this scope\n"
+     "   return (char *) memcpy (__dest, __src, __n) + __n;"),
+    ("https://github.com/BVLC/caffe/issues/2776", "gcc_too_new",
+     "[  2%] Building NVCC (Device) object src/caffe/CMakeFiles/cuda_compile.dir/util/"
+     "cuda_compile_generated_math_functions.cu.o\n"
+     "nvcc fatal   : The version ('60100') of the host compiler ('Apple clang') is not supported"),
+    ("https://github.com/cholla-hydro/cholla/issues/12", "gcc_too_new",
+     "nvcc fatal   : The version ('10.0') of the host compiler ('Apple clang') is not supported."),
+    ("https://github.com/pytorch/ort/issues/102", "mkl_threading",
+     "Error: mkl-service + Intel(R) MKL: MKL_THREADING_LAYER=INTEL is incompatible with libgomp.so.1 "
+     "library.\n\tTry to import numpy first or set the threading layer accordingly. Set "
+     "MKL_SERVICE_FORCE_INTEL to force it."),
+    ("https://github.com/junluan/shadow/issues/2", "cudnn8_theano",
+     "/home/zz/work/shadow/shadow/operators/kernels/conv.cu(178): error: identifier "
+     "\"CUDNN_CONVOLUTION_FWD_SPECIFY_WORKSPACE_LIMIT\" is undefined\n\n"
+     "/home/zz/work/shadow/shadow/operators/kernels/conv.cu(178): error: identifier "
+     "\"cudnnGetConvolutionForwardAlgorithm\" is undefined\n\n"
+     "2 errors detected in the compilation of \"/home/zz/work/shadow/shadow/operators/kernels/conv.cu\"."),
+    ("https://github.com/Sense-X/Co-DETR/issues/31", "mmcv_ops_missing",
+     "ModuleNotFoundError: No module named 'mmcv._ext'"),
+]
+
+
+@pytest.mark.parametrize("url, expected, text", OTHER_WORDS,
+                         ids=[u.split("github.com/")[1] for u, _, _ in OTHER_WORDS])
+def test_the_same_cause_in_other_words(url: str, expected: str, text: str) -> None:
+    assert ids(text)[:1] == [expected], url
+
+
+def test_a_broken_pipe_without_the_dataloader_frames() -> None:
+    """Only the user's loop over the loader and the BrokenPipeError (the tutorial's
+    `for i, data in enumerate(trainloader, 0):`): the DataLoader's own frames were not pasted."""
+    text = ('Traceback (most recent call last):\n  File "cifar10_tutorial.py", line 171, in <module>\n'
+            "    for i, data in enumerate(trainloader, 0):\nBrokenPipeError: [Errno 32] Broken pipe")
+    assert ids(text)[:1] == ["broken_pipe"]
+    # a broken pipe of a shell pipeline (`| head`) is not a DataLoader's
+    assert "broken_pipe" not in ids('  File "dump.py", line 3, in <module>\n    print(row)\n'
+                                    "BrokenPipeError: [Errno 32] Broken pipe")
+
+
+def test_a_conda_mirror_host_spelled_wrong_or_right() -> None:
+    """HTTP 000 from a host a letter or a word away from a real mirror's is the .condarc; from the
+    real host it is the network; from a host gpuforge does not know it stays undecided."""
+    def first(host: str) -> str:
+        return ids(f"CondaHTTPError: HTTP 000 CONNECTION FAILED for url <https://{host}/anaconda/cloud/"
+                   "conda-forge/win-64/current_repodata.json>")[0]
+    assert first("mirrors.tua.tsinghua.edu.cn") == "channel_missing"
+    assert first("nanomirrors.tuna.tsinghua.edu.cn") == "channel_missing"
+    assert first("mirrors.tuna.tsinghua.edu.cn") == "conda_network_unreachable"
+    assert first("mirrors.ustc.edu.cn") == "conda_connection_failed"  # real, not in mirrors.yaml
+    assert first("mirrors.sjtug.sjtu.edu.cn") == "conda_connection_failed"  # another host of SJTU

@@ -130,6 +130,14 @@ class Tally:
                 "max_seconds": round(max(self.seconds, default=0.0), 4),
                 "mean_seconds": round(sum(self.seconds) / len(self.seconds), 4) if self.seconds else 0.0}
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Tally:
+        """A tally as `--json` wrote it (its times: the max only)."""
+        names = ("reports", "in_catalog", "first_right", "recalled", "undecided", "abstained", "wrong",
+                 "false_alarms")
+        return cls(**{n: data[n] for n in names}, outside=data["outside_catalog"],
+                   seconds=[data["max_seconds"]])
+
 
 def read_report(path: Path) -> UserReport:
     """One corpus file (through the one reader): its header (located errors) and the user's
@@ -284,6 +292,27 @@ def timing(evaluation: Evaluation) -> str:
     seconds = [o.seconds for o in (*evaluation.whole, *evaluation.cross)]
     return (f"time per report: max {max(seconds):.3f} s, mean {sum(seconds) / len(seconds):.4f} s "
             f"({len(seconds)} diagnoses)")
+
+
+def summary(figures: dict[str, Any]) -> list[str]:
+    """The table by kind and what the cross-validated run still misses, by kind, from the figures
+    `--json` wrote (the README's evaluation section, docs/generate.py's `doctor-eval` table)."""
+    tallies = {kind: (Tally.from_json(v["whole"]), Tally.from_json(v["cross"]))
+               for kind, v in figures["kind"].items()}
+    lines = table(tallies, "kind")
+    worst = max(t.seconds[0] for pair in tallies.values() for t in pair)
+    lines += ["", f"At most {worst:.3f} s per report. Not named right (cross-validated), by kind:", ""]
+    for kind in sorted({r["kind"] for r in figures["reports"]}):
+        missed: dict[str, list[str]] = {}
+        for r in figures["reports"]:
+            if r["kind"] == kind and r["cross_verdict"] not in ("right", "quiet"):
+                verdict = "false alarm" if r["cross_verdict"] == "wrong" and r["expected"] == "none" \
+                    else r["cross_verdict"]
+                missed.setdefault(verdict, []).append(
+                    f"named {r['cross_findings'][0]}" if verdict == "false alarm" else r["expected"])
+        parts = [f"{verdict} {len(ids)}: {', '.join(sorted(ids))}" for verdict, ids in sorted(missed.items())]
+        lines.append(f"- **{kind}**: " + ("; ".join(parts) if parts else "nothing"))
+    return lines
 
 
 def misses(outcomes: list[Outcome]) -> list[str]:

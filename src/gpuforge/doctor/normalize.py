@@ -19,6 +19,8 @@ import sys
 
 import re2
 
+from gpuforge.doctor.channel_hosts import host_evidence
+
 # Windows system error codes the catalog names, with their English message
 # (winerror.h / FormatMessage text).
 WINDOWS_MESSAGES = {
@@ -174,7 +176,8 @@ BUILT_PACKAGES = ("torch", "pygpu")  # a source checkout of these lacks the comp
 PACKAGES = frozenset({"numpy", "scipy", "torch", "theano", "pygpu", "mxnet", "onnx", "tensorflow", "keras",
                       "pandas", "matplotlib", "sklearn", "cv2", "torchvision", "lasagne"})
 NOT_SHADOWS = frozenset({"__init__", "__main__", "test", "tests", "setup", "main", "this"})
-SHADOWED = (PACKAGES | frozenset(sys.stdlib_module_names)) - NOT_SHADOWS
+STDLIB = frozenset(sys.stdlib_module_names) - NOT_SHADOWS
+SHADOWED = PACKAGES - NOT_SHADOWS | STDLIB
 
 
 def _stem(path: str) -> tuple[str, str]:
@@ -282,6 +285,10 @@ def evidence_lines(text: str) -> list[str]:
             found[f"gpuforge-evidence: {name} imported from outside the installation: {path}"] = None
         elif name in PACKAGES or (name in SHADOWED and i > 0 and INSTALLED.search(frames[i - 1])):
             found[f"gpuforge-evidence: module_shadow: {name} imported from {path}"] = None
+        elif name in STDLIB and i == 0 and any(INSTALLED.search(f) for f in frames[1:]):
+            # the script itself (`python select.py`): its folder comes first on sys.path, so
+            # every `import select` below it, the standard library's own included, gets it
+            found[f"gpuforge-evidence: module_shadow: {name} imported from {path} (the script)"] = None
     for m in PARTIAL.finditer(text):  # a circular import of a package: it imported itself
         found[f"gpuforge-evidence: {_shadow(m.group(1) or m.group(2))}: partially initialized"] = None
     cut = last_frames_of_cut_traceback(text)
@@ -297,4 +304,5 @@ def evidence_lines(text: str) -> list[str]:
     for module, path in FROM_FILE.findall(text):
         if not INSTALLED.search(path) and _stem(path)[0] == module:
             found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
+    found.update(dict.fromkeys(host_evidence(text)))
     return list(found)
