@@ -24,7 +24,8 @@ from gpuforge.doctor.catalog import diagnose_text
 REPRODUCED_HERE = {"mingw_32bit", "mingw_hypot", "path_spaces_nonascii", "runtime_dll_beside_wheel",
                    "glibc_too_old", "libgpuarray_source_checkout", "channel_missing", "windows_path_too_long",
                    "gpu_preallocate_oom", "module_shadow", "torch_C_shadow", "mx_cudart", "libpython_missing",
-                   "driver_types_h", "cuda_ipc", "conda_network_unreachable", "conda_connection_failed"}
+                   "driver_types_h", "cuda_ipc", "conda_network_unreachable", "conda_connection_failed",
+                   "package_not_installed", "module_not_found"}
 
 
 def first_id(text: str) -> str | None:
@@ -332,3 +333,19 @@ def test_conda_on_a_misspelled_mirror_host(conda_tools, tmp_path: Path) -> None:
             pytest.skip(f"this machine reaches {host}: no HTTP 000 to reproduce ({out[-300:]})")
         assert f"HTTP 000 CONNECTION FAILED for url <https://{host}/" in out, out
         assert first_id(out) == expected, (host, out)
+
+
+def test_import_after_an_install_that_found_nothing(tmp_path: Path) -> None:
+    """pip finding no torch for this Python (offline: no index at all, as for a Python no torch
+    release has a wheel for), then the import: the two together say torch was never installed
+    here; the import error alone cannot tell that from torch installed in another env."""
+    python = pyenv_or_skip("3.7")
+    install = run([python, "-m", "pip", "install", "--no-index", "--disable-pip-version-check", "torch"],
+                  tmp_path)
+    assert "No matching distribution found for torch" in install, install
+    imported = run([python, "-c", "import torch"], tmp_path)
+    assert "No module named 'torch'" in imported, imported
+    assert first_id(install + imported) == "package_not_installed"
+    alone = diagnose_text(imported)
+    assert alone[0].id == "module_not_found"
+    assert set(alone[0].entry.candidates) == {"env_mismatch", "package_not_installed"}
