@@ -56,11 +56,15 @@ def fault_table():
 
 @pytest.fixture
 def record(fault_table):
-    """record(family, case, exit, output, state, rerun, seconds, ok): one row of the table."""
+    """record(family, case, exit, output, state, rerun, seconds, ok): one row of the table;
+    ``ran=`` a gpuforge run gives exit, output and seconds."""
 
     def add(
-        family: str, case: str, *, exit: object, output: str, state: str, rerun: str, seconds: float, ok: bool
+        family: str, case: str, *, state: str, rerun: str, ok: bool, ran: Ran | None = None,
+        exit: object = None, output: str = "", seconds: float = 0.0,
     ) -> None:
+        if ran is not None:
+            exit, output, seconds = ran.code, ran.output, ran.seconds
         tb = any(mark in output for mark in TRACEBACK_MARKS)
         ROWS.append(Row(family, case, str(exit), tb, state, rerun, seconds, ok and not tb))
 

@@ -208,11 +208,9 @@ def test_an_interpreter_whose_sitecustomize_prints_is_probed(tmp_path, record):
     record(
         "hostile interpreter",
         "doctor --python <a python whose sitecustomize prints>",
-        exit=ran.code,
-        output=ran.output,
+        ran=ran,
         state="report shown" if ok else "no report",
         rerun="not needed",
-        seconds=ran.seconds,
         ok=ok,
     )
     assert ok, ran
@@ -240,11 +238,9 @@ def test_migrate_keeps_the_users_comments_and_layout(tmp_path, record):
     record(
         "theanorc",
         "migrate keeps comments and layout",
-        exit=ran.code,
-        output=ran.output,
+        ran=ran,
         state=f"only {len(changed)} changed lines" if ok else f"changed: {changed}",
         rerun="not needed",
-        seconds=ran.seconds,
         ok=ok,
     )
     assert ok, new
@@ -604,11 +600,9 @@ def test_a_file_where_the_targets_folder_belongs(tmp_path, record):
     record(
         "damaged cache",
         "a file where the cache's targets/ folder belongs (smoke --target cpu)",
-        exit=ran.code,
-        output=ran.output,
+        ran=ran,
         state="named in the report" if ok else "not named",
         rerun="not needed",
-        seconds=ran.seconds,
         ok=ok,
     )
     assert ok, ran
@@ -976,11 +970,9 @@ def test_a_damaged_environment_is_remade_or_named(tmp_path, record, damage_kind)
     record(
         "damaged cache",
         f"cpu environment: {damage_kind}",
-        exit=ran.code,
-        output=ran.output,
+        ran=ran,
         state=state,
         rerun="recovered (pass)" if rerun.code == 0 else f"exit {rerun.code}",
-        seconds=ran.seconds,
         ok=ok,
     )
     assert ok, ran.err[-2000:] + ran.out[-2000:]
@@ -1042,11 +1034,9 @@ def test_a_symlinked_theanorc_stays_a_link(tmp_path, record):
     record(
         "surroundings",
         "~/.theanorc a symlink into a dotfiles folder: migrate --yes",
-        exit=ran.code,
-        output=ran.output,
+        ran=ran,
         state="link kept, dotfile migrated, .bak beside it" if ok else "link replaced",
         rerun="not needed",
-        seconds=ran.seconds,
         ok=ok,
     )
     assert ok, ran
@@ -1063,11 +1053,9 @@ def test_an_ascii_console_with_a_non_ascii_home(tmp_path, record):
     record(
         "surroundings",
         "LC_ALL=C, PYTHONUTF8=0, PYTHONCOERCECLOCALE=0, HOME 'José Núñez': migrate --yes",
-        exit=ran.code,
-        output=ran.output,
+        ran=ran,
         state="migrated" if ok else "not migrated",
         rerun="not needed",
-        seconds=ran.seconds,
         ok=ok,
     )
     assert ok, ran
@@ -1081,11 +1069,9 @@ def test_theanorc_write_into_a_new_folder(tmp_path, record):
     record(
         "theanorc",
         "theanorc write --path into a folder not made yet",
-        exit=ran.code,
-        output=ran.output,
+        ran=ran,
         state="written" if ok else "not written",
         rerun="not needed",
-        seconds=ran.seconds,
         ok=ok,
     )
     assert ok, ran

@@ -57,17 +57,16 @@ def host_evidence(text: str) -> list[str]:
     """One `gpuforge-evidence:` line per host conda got no answer from, saying whether it is a
     real channel host or one it looks like a misspelling of."""
     found: dict[str, None] = {}
-    hosts = real_hosts()
-    for url in NO_ANSWER.findall(text):
+    for url in NO_ANSWER.findall(text):  # mirrors.yaml is read only once a text has one
         host = (urlsplit(url).hostname or "").lower().rstrip(".")
         if not host:
             continue
+        hosts = real_hosts()
         if host in hosts:
             found[f"gpuforge-evidence: no HTTP answer from {host}, a real channel host"] = None
             continue
-        same_domain = [h for h in hosts if domain(h) == domain(host)]
-        near = max(same_domain, key=lambda h: difflib.SequenceMatcher(None, host, h).ratio(), default="")
-        if near and difflib.SequenceMatcher(None, host, near).ratio() >= MISSPELLED:
-            found[f"gpuforge-evidence: channel host {host} does not exist: "
-                  f"a misspelling of {near}"] = None
+        ratio, near = max(((difflib.SequenceMatcher(None, host, h).ratio(), h)
+                           for h in hosts if domain(h) == domain(host)), default=(0.0, ""))
+        if ratio >= MISSPELLED:
+            found[f"gpuforge-evidence: channel host {host} does not exist: a misspelling of {near}"] = None
     return list(found)
