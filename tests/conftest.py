@@ -17,6 +17,45 @@ pytest_plugins = ["faults.harness"]  # the fault suite's fixtures (record, fault
 RECIPES = ROOT / "recipes"
 
 
+# --- hermetic: what differs between machines of one kind never reaches a test --------------
+# pip's configuration files (a global constraints file, extra indexes) change what a child pip
+# prints; pytest's numbered temp folders (pytest-0 ... pytest-123) change the length of every
+# path a test prints. Both are pinned here for the whole session, children included, and
+# tests/test_hermetic.py fails when either leaks again.
+# Kept: the variables a machine of this kind sets that only say where files are
+# (PIP_FIND_LINKS: the torch target's local wheel) or how pip talks to the index.
+PIP_KEPT = ("PIP_FIND_LINKS", "PIP_CERT", "PIP_DEFAULT_TIMEOUT", "PIP_DISABLE_PIP_VERSION_CHECK")
+BASETEMP_PREFIX = "gpuforge-tests-"  # + mkdtemp's 8 random characters: always one length
+
+
+def isolate_pip(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with pip's configuration files off (PIP_CONFIG_FILE=os.devnull: pip then reads
+    no global, user or site file) and no PIP_* setting but PIP_KEPT."""
+    env = {k: v for k, v in env.items() if not k.startswith("PIP_") or k in PIP_KEPT}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    return env
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    isolated = isolate_pip(dict(os.environ))
+    os.environ.clear()
+    os.environ.update(isolated)
+    if config.option.basetemp is None and not hasattr(config, "workerinput"):
+        import tempfile
+
+        parent = Path(tempfile.gettempdir()) / f"pytest-of-{os.getuid()}"
+        parent.mkdir(mode=0o700, exist_ok=True)
+        config.option.basetemp = tempfile.mkdtemp(prefix=BASETEMP_PREFIX, dir=parent)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The session's temp folder goes when every test passed (it holds venvs: GBs); a failed
+    run keeps it to look into."""
+    base = Path(str(session.config.option.basetemp or ""))
+    if exitstatus == 0 and base.name.startswith(BASETEMP_PREFIX):
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def cli_env(**extra: str) -> dict[str, str]:
     """The environment for running this checkout's gpuforge in a subprocess."""
     env = dict(os.environ)
