@@ -28,8 +28,14 @@ def mockgpu(session: nox.Session) -> None:
     Set GPUFORGE_LIBGPUARRAY_SOURCE to libgpuarray 0.7.6's source for the patched build's cases.
     """
     session.install("-e", ".[test]")
-    session.run("pytest", "-q", "tests/smoke/test_mockgpu.py", "tests/doctor/test_gpu_fit.py",
-                *session.posargs, env={"GPUFORGE_MOCKGPU_LONG": "1"})
+    session.run(
+        "pytest",
+        "-q",
+        "tests/smoke/test_mockgpu.py",
+        "tests/doctor/test_gpu_fit.py",
+        *session.posargs,
+        env={"GPUFORGE_MOCKGPU_LONG": "1"},
+    )
 
 
 @nox.session
@@ -43,8 +49,14 @@ def fuzz(session: nox.Session) -> None:
     session.install("-e", ".[test]")
     examples = session.posargs[0] if session.posargs else "200"
     report = ROOT / "reports" / "fuzz" / "summary.json"
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/test_fuzz.py",
-                env={"GPUFORGE_FUZZ_EXAMPLES": examples, "GPUFORGE_FUZZ_REPORT": str(report)})
+    session.run(
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/test_fuzz.py",
+        env={"GPUFORGE_FUZZ_EXAMPLES": examples, "GPUFORGE_FUZZ_REPORT": str(report)},
+    )
     session.log(report.read_text())
 
 
@@ -58,8 +70,15 @@ def faults(session: nox.Session) -> None:
     """
     session.install("-e", ".[test]")
     report = ROOT / "reports" / "faults"
-    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/faults", *session.posargs,
-                env={"GPUFORGE_FAULTS": "all", "GPUFORGE_FAULTS_REPORT": str(report)})
+    session.run(
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/faults",
+        *session.posargs,
+        env={"GPUFORGE_FAULTS": "all", "GPUFORGE_FAULTS_REPORT": str(report)},
+    )
     session.log((report / "faults.md").read_text())
 
 
@@ -99,8 +118,15 @@ def doctor_eval(session: nox.Session) -> None:
     the cross-validated run does not name right (docs/doctor-evaluation.md).
     """
     session.install("-e", ".")
-    session.run("python", "-m", "gpuforge.doctor.evaluate", "--adversarial",
-                "--json", str(ROOT / "reports" / "doctor_eval.json"), *session.posargs)
+    session.run(
+        "python",
+        "-m",
+        "gpuforge.doctor.evaluate",
+        "--adversarial",
+        "--json",
+        str(ROOT / "reports" / "doctor_eval.json"),
+        *session.posargs,
+    )
 
 
 @nox.session

@@ -63,8 +63,14 @@ END_TABLE = "<!-- end table -->"
 ELLIPSIS = "..."
 # the environment every command runs in: a fixed terminal width for rich's tables, no colour,
 # stdout and stderr in the order they were written, UTF-8
-RUN_ENV = {"COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb", "PYTHONUNBUFFERED": "1",
-           "PYTHONIOENCODING": "utf-8", "LC_ALL": "C.UTF-8"}
+RUN_ENV = {
+    "COLUMNS": "120",
+    "NO_COLOR": "1",
+    "TERM": "dumb",
+    "PYTHONUNBUFFERED": "1",
+    "PYTHONIOENCODING": "utf-8",
+    "LC_ALL": "C.UTF-8",
+}
 
 DURATION = [
     (re.compile(r"\[ *\d+\.\d+s\]"), "[<T>]"),  # build-local's step clock, padded
@@ -79,7 +85,8 @@ def places() -> list[tuple[re.Pattern[str], str]]:
     subs = [(str(ROOT), "/path/to/gpuforge"), (str(Path.home()), "~")]
     return [(re.compile(re.escape(path) + r"(?![\w.-])"), shown) for path, shown in subs] + [
         (re.compile(r"/tmp/tmp\.\w{10}"), "/tmp/tmp.XXXXXXXXXX"),
-        (re.compile(r"/tmp/tmp\w{8}"), "/tmp/tmp.XXXXXXXXXX")]
+        (re.compile(r"/tmp/tmp\w{8}"), "/tmp/tmp.XXXXXXXXXX"),
+    ]
 
 
 def shown(text: str, scratch: str | None = None) -> str:
@@ -136,23 +143,26 @@ def blocks(path: Path, lines: list[str] | None = None) -> list[Block]:
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == END_TABLE), None)
             if end is None:
                 raise DocError(f"{rel}:{i + 1}: a table marker without `{END_TABLE}`")
-            found.append(Block(path, i + 1, "table", marker.group(2).strip(), i + 1, end, lines[i + 1:end]))
+            found.append(Block(path, i + 1, "table", marker.group(2).strip(), i + 1, end, lines[i + 1 : end]))
             i = end + 1
             continue
         if marker:
             if i + 1 >= len(lines) or not lines[i + 1].lstrip().startswith("```"):
                 raise DocError(f"{rel}:{i + 1}: a {marker.group(1)} marker must be right before a fence")
             start, end = fenced(lines, i + 1, rel)
-            found.append(Block(path, i + 1, marker.group(1), marker.group(2).strip(), start, end,
-                               lines[start:end]))
+            found.append(
+                Block(path, i + 1, marker.group(1), marker.group(2).strip(), start, end, lines[start:end])
+            )
             i = end + 1
             continue
         if fence.startswith("```"):
             start, end = fenced(lines, i, rel)
             body = lines[start:end]
             if fence.rstrip() == "```console" or (body and body[0].lstrip().startswith("$ ")):
-                raise DocError(f"{rel}:{i + 1}: a console block without a `<!-- command: ... -->` or "
-                               "`<!-- recorded: where, date -->` marker on the line before it")
+                raise DocError(
+                    f"{rel}:{i + 1}: a console block without a `<!-- command: ... -->` or "
+                    "`<!-- recorded: where, date -->` marker on the line before it"
+                )
             i = end + 1
             continue
         i += 1
@@ -179,8 +189,15 @@ def run(command: str) -> str:
         path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
         env = {**os.environ, **RUN_ENV, "TMPDIR": scratch, "PATH": path}
         try:
-            proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=TIMEOUT)
+            proc = subprocess.run(
+                ["bash", "-c", command],
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                timeout=TIMEOUT,
+            )
         except subprocess.TimeoutExpired:
             return f"(docs/generate.py: still running after {TIMEOUT} s: make it a recorded block)"
         return shown(proc.stdout.decode("utf-8", "replace"), scratch)
@@ -204,10 +221,11 @@ def elided_like(old: list[str], actual: str) -> list[str]:
     head, tail = cuts[0], len(old) - cuts[-1] - 1
     if len(new) <= head + tail:
         return new
-    return new[:head] + [ELLIPSIS] + (new[len(new) - tail:] if tail else [])
+    return new[:head] + [ELLIPSIS] + (new[len(new) - tail :] if tail else [])
 
 
 # --- tables: NAME -> function(the file it is built from) -> the table's lines -----------------
+
 
 def read_json(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
@@ -232,12 +250,17 @@ def fuzz_table(path: Path) -> list[str]:
         exits = " / ".join(str(f["exit"].get(code, 0)) for code in ("0", "1", "2"))
         other = sum(n for code, n in f["exit"].items() if code not in ("0", "1", "2"))
         total += f["runs"]
-        rows.append(f"| {label.replace('|', chr(92) + '|')} | {f['runs']} | {exits}"
-                    f"{f' (+{other} other)' if other else ''} | {f['slowest_cpu_s']:.2f} |")
+        rows.append(
+            f"| {label.replace('|', chr(92) + '|')} | {f['runs']} | {exits}"
+            f"{f' (+{other} other)' if other else ''} | {f['slowest_cpu_s']:.2f} |"
+        )
     slowest = max(report["commands"].values(), key=lambda f: f["slowest_cpu_s"])
-    rows += ["", f"{total:,} runs ({report['examples_per_kind']} random mutations per input kind plus the "
-                 f"hand-made cases); the slowest took {slowest['slowest_cpu_s']:.2f} s of CPU "
-                 f"({max(f['slowest_wall_s'] for f in report['commands'].values()):.2f} s wall at most)."]
+    rows += [
+        "",
+        f"{total:,} runs ({report['examples_per_kind']} random mutations per input kind plus the "
+        f"hand-made cases); the slowest took {slowest['slowest_cpu_s']:.2f} s of CPU "
+        f"({max(f['slowest_wall_s'] for f in report['commands'].values()):.2f} s wall at most).",
+    ]
     return rows
 
 
@@ -265,8 +288,12 @@ def doctor_eval_table(path: Path) -> list[str]:
 
 
 TABLES: dict[str, Callable[[Path], list[str]]] = {
-    "bench": bench_table, "fuzz": fuzz_table, "gpu-envs": gpu_envs_table, "faults": faults_table,
-    "doctor-eval": doctor_eval_table}
+    "bench": bench_table,
+    "fuzz": fuzz_table,
+    "gpu-envs": gpu_envs_table,
+    "faults": faults_table,
+    "doctor-eval": doctor_eval_table,
+}
 
 
 def table_lines(block: Block) -> list[str]:
@@ -281,14 +308,23 @@ def table_lines(block: Block) -> list[str]:
 
 # --- checking and updating --------------------------------------------------------------------
 
+
 @dataclass
 class Drift:
     block: Block
     new: list[str]  # what the block should hold now
 
     def diff(self) -> str:
-        return "\n".join(difflib.unified_diff(self.block.body, self.new, f"{self.block.where} (page)",
-                                              "(what it prints now)", lineterm="", n=1))
+        return "\n".join(
+            difflib.unified_diff(
+                self.block.body,
+                self.new,
+                f"{self.block.where} (page)",
+                "(what it prints now)",
+                lineterm="",
+                n=1,
+            )
+        )
 
 
 def check_block(block: Block) -> Drift | None:
@@ -301,7 +337,7 @@ def check_block(block: Block) -> Drift | None:
     if not block.body or block.body[0].strip() != prompt:
         return Drift(block, [prompt, *elided_like(block.body[1:], run(block.arg))])
     indent = indent_of(block.body[0])
-    body = [line[len(indent):] if line.startswith(indent) else line for line in block.body[1:]]
+    body = [line[len(indent) :] if line.startswith(indent) else line for line in block.body[1:]]
     actual = run(block.arg)
     if matches(body, actual):
         return None
@@ -323,7 +359,7 @@ def update(drifts: list[Drift]) -> None:
         lines = path.read_text(encoding="utf-8").split("\n")
         for d in sorted(ds, key=lambda d: d.block.start, reverse=True):
             indent = "" if d.block.kind == "table" else indent_of(lines[d.block.start - 1])
-            lines[d.block.start:d.block.end] = [indent + line if line else line for line in d.new]
+            lines[d.block.start : d.block.end] = [indent + line if line else line for line in d.new]
         write_atomic(path, "\n".join(lines))  # the old page kept as <name>.bak (ignored by git)
 
 

@@ -64,11 +64,16 @@ def cli_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 600, **env: str
-            ) -> subprocess.CompletedProcess:
+def run_cli(*args: str, cwd: Path = ROOT, timeout: int = 600, **env: str) -> subprocess.CompletedProcess:
     """Run this checkout's ``python -m gpuforge ARGS`` for real and capture its output."""
-    return subprocess.run([sys.executable, "-m", "gpuforge", *args], cwd=cwd, text=True,
-                          capture_output=True, timeout=timeout, env=cli_env(**env))
+    return subprocess.run(
+        [sys.executable, "-m", "gpuforge", *args],
+        cwd=cwd,
+        text=True,
+        capture_output=True,
+        timeout=timeout,
+        env=cli_env(**env),
+    )
 
 
 @pytest.fixture
@@ -95,8 +100,10 @@ def pyenv_or_skip(minor: str) -> str:
     """pyenv's newest Python ``minor``; the test skips, naming the install command, without it."""
     path = pyenv_python(minor)
     if path is None:
-        pytest.skip(f"needs pyenv's Python {minor} ($PYENV_ROOT/versions/{minor}.*): "
-                    f"install it with `pyenv install {minor}`")
+        pytest.skip(
+            f"needs pyenv's Python {minor} ($PYENV_ROOT/versions/{minor}.*): "
+            f"install it with `pyenv install {minor}`"
+        )
     return path
 
 
@@ -116,12 +123,18 @@ def theano_python(python37, tmp_path_factory) -> str:
     venv = tmp_path_factory.mktemp("theano-venv")
     subprocess.run([python37, "-m", "venv", str(venv)], check=True, timeout=300)
     python = str(venv / "bin" / "python")
-    proc = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                           *CPU.pip], capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(
+        [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *CPU.pip],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        pytest.skip(f"needs {' '.join(CPU.pip)} from PyPI for Python 3.7, which pip could "
-                    f"not install here ({last}); run where PyPI is reachable")
+        pytest.skip(
+            f"needs {' '.join(CPU.pip)} from PyPI for Python 3.7, which pip could "
+            f"not install here ({last}); run where PyPI is reachable"
+        )
     return python
 
 
@@ -138,14 +151,18 @@ def theano_env(home: Path, cache: Path | None = None, **extra: str) -> dict[str,
     home.mkdir(parents=True, exist_ok=True)
     if cache is not None and not (home / ".theano").exists():
         (home / ".theano").symlink_to(cache, target_is_directory=True)
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("THEANORC", "THEANO_FLAGS", "MKL_THREADING_LAYER", "CONDA_PREFIX")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("THEANORC", "THEANO_FLAGS", "MKL_THREADING_LAYER", "CONDA_PREFIX")
+    }
     env["HOME"] = str(home)
     env.update(extra)
     return env
 
 
 # --- a real Windows CPython under Wine (the windows target's environment) -------------------
+
 
 @pytest.fixture(scope="session")
 def windows_env():
@@ -160,18 +177,28 @@ def windows_env():
     try:
         return ensure_env(WINDOWS, say=lambda _message: None)
     except GpuforgeError as exc:
-        pytest.skip(f"the windows target could not be made here ({exc}); its files come from "
-                    "files.pythonhosted.org: run where PyPI is reachable")
+        pytest.skip(
+            f"the windows target could not be made here ({exc}); its files come from "
+            "files.pythonhosted.org: run where PyPI is reachable"
+        )
 
 
 # Wine sets USERPROFILE, TEMP, LOCALAPPDATA and PATH of a process it starts from Linux itself;
 # a parent Windows Python sets them for its child, as a Windows shell would.
-WINDOWS_LAUNCH = ("import json, os, subprocess, sys; os.environ.update(json.loads(sys.argv[1])); "
-                  "sys.exit(subprocess.call(sys.argv[2:]))")
+WINDOWS_LAUNCH = (
+    "import json, os, subprocess, sys; os.environ.update(json.loads(sys.argv[1])); "
+    "sys.exit(subprocess.call(sys.argv[2:]))"
+)
 
 
-def run_windows(python: str | Path, *args: str, cwd: Path | None = None, windows_env: dict | None = None,
-                env: dict | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
+def run_windows(
+    python: str | Path,
+    *args: str,
+    cwd: Path | None = None,
+    windows_env: dict | None = None,
+    env: dict | None = None,
+    timeout: int = 300,
+) -> subprocess.CompletedProcess:
     """Run the Windows ``python`` under Wine (stdout and stderr through pipes: Wine's Python
     cannot start with them redirected into files); ``windows_env`` is set inside Windows."""
     import json
@@ -180,7 +207,20 @@ def run_windows(python: str | Path, *args: str, cwd: Path | None = None, windows
 
     cmd = [*python_command(python), *args]
     if windows_env:
-        cmd = [*python_command(python), "-c", WINDOWS_LAUNCH, json.dumps(windows_env),
-               windows_path(python), *args]
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, errors="replace",
-                          env=wine_env(python, env), timeout=timeout)
+        cmd = [
+            *python_command(python),
+            "-c",
+            WINDOWS_LAUNCH,
+            json.dumps(windows_env),
+            windows_path(python),
+            *args,
+        ]
+    return subprocess.run(
+        cmd,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        env=wine_env(python, env),
+        timeout=timeout,
+    )

@@ -90,8 +90,12 @@ def lock_once(tmp_path: Path, server: FlakyChannel):
     env = load_env(ENVS / "cpu-linux64.yml")
     write_channel(env, load_records(ENVS / "records.yaml"), server.root / "main")
     lines: list[str] = []
-    locked = solve_locked(env, {"defaults": [f"{server.url}/main"]},
-                          gateway=rattler.Gateway(cache_dir=tmp_path / "cache"), say=lines.append)
+    locked = solve_locked(
+        env,
+        {"defaults": [f"{server.url}/main"]},
+        gateway=rattler.Gateway(cache_dir=tmp_path / "cache"),
+        say=lines.append,
+    )
     return locked, lines
 
 
@@ -101,8 +105,9 @@ def test_lock_retries_a_refusing_channel_then_solves(tmp_path, serve, status):
     locked, lines = lock_once(tmp_path, server)
     assert "pygpu" in {r.name.normalized for r in locked.records}
     assert server.failures == 0  # both refusals were met (the two subdirs are fetched at once)
-    assert lines and all(f"127.0.0.1:{server.server_address[1]} answered HTTP {status}" in line
-                         for line in lines), lines
+    assert lines and all(
+        f"127.0.0.1:{server.server_address[1]} answered HTTP {status}" in line for line in lines
+    ), lines
 
 
 def test_lock_reports_a_channel_that_keeps_refusing_as_infrastructure(tmp_path, serve):
@@ -110,8 +115,10 @@ def test_lock_reports_a_channel_that_keeps_refusing_as_infrastructure(tmp_path, 
     with pytest.raises(GpuforgeError) as info:
         lock_once(tmp_path, server)
     message = str(info.value)
-    assert message.startswith(f"{ENVS / 'cpu-linux64.yml'}: infrastructure failure, not a package "
-                              f"problem: 127.0.0.1:{server.server_address[1]} answered HTTP 403 Forbidden")
+    assert message.startswith(
+        f"{ENVS / 'cpu-linux64.yml'}: infrastructure failure, not a package "
+        f"problem: 127.0.0.1:{server.server_address[1]} answered HTTP 403 Forbidden"
+    )
     assert "(4 attempts)" in message
     assert "no solution" not in message
 
@@ -127,8 +134,11 @@ def test_source_download_retries_then_verifies_or_names_the_host(tmp_path, serve
     assert any("answered HTTP 503 Service Unavailable" in line for line in lines), lines
     server.failures, server.status = 10**6, 403
     shutil.rmtree(tmp_path / "cache")
-    with pytest.raises(GpuforgeError, match=rf"cannot download {server.url}/src.tar.gz: infrastructure "
-                       rf"failure, not a package problem: 127\.0\.0\.1:\d+ answered HTTP 403 Forbidden"):
+    with pytest.raises(
+        GpuforgeError,
+        match=rf"cannot download {server.url}/src.tar.gz: infrastructure "
+        rf"failure, not a package problem: 127\.0\.0\.1:\d+ answered HTTP 403 Forbidden",
+    ):
         fetch(source, tmp_path / "cache", say=lines.append)
 
 
@@ -141,39 +151,68 @@ def test_ci_channel_retry_retries_then_stops_with_exit_4(serve):
     (server.root / "repodata.json").write_text("{}")
     script = 'source ci/common.sh; channel_retry curl -fsS "$1"'
     env = cli_env(PYTHON=sys.executable, CHANNEL_RETRY_DELAYS="0 0 0")
-    proc = subprocess.run(["bash", "-c", script, "bash", f"{server.url}/repodata.json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        ["bash", "-c", script, "bash", f"{server.url}/repodata.json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("channel failure: 127.0.0.1") == 2 and proc.stdout.endswith("{}")
     server.failures, server.status = 10**6, 403
-    proc = subprocess.run(["bash", "-c", script, "bash", f"{server.url}/repodata.json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        ["bash", "-c", script, "bash", f"{server.url}/repodata.json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert proc.returncode == 4
     assert proc.stderr.splitlines()[-1] == (
         f"bash: error: infrastructure failure, not a package problem: 127.0.0.1:{server.server_address[1]} "
         f"answered HTTP 403 Forbidden for {server.url}/repodata.json (4 attempts of: curl -fsS "
-        f"{server.url}/repodata.json)")
+        f"{server.url}/repodata.json)"
+    )
     server.failures, server.status = 10**6, 404  # a missing file: the package's problem, no retry
-    proc = subprocess.run(["bash", "-c", script, "bash", f"{server.url}/repodata.json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        ["bash", "-c", script, "bash", f"{server.url}/repodata.json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert proc.returncode == 22 and "channel failure" not in proc.stdout
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    # clio-core #806 (2026-07-22), conda on a hosted runner
-    ("CondaHTTPError: HTTP 403 Forbidden for url\n  <https://repo.anaconda.com/pkgs/main/noarch/"
-     "repodata.json>\n- The channel requires authentication.",
-     "repo.anaconda.com answered HTTP 403 Forbidden for https://repo.anaconda.com/pkgs/main/noarch/"
-     "repodata.json"),
-    # rez-pip #214 (2025-10-25), rattler
-    ("Caused by: HTTP status client error (403 Forbidden) for url (https://repo.anaconda.com/pkgs/main/"
-     "win-64/zlib-1.3.1-h02ab6af_0.conda)",
-     "repo.anaconda.com answered HTTP 403 Forbidden for https://repo.anaconda.com/pkgs/main/win-64/"
-     "zlib-1.3.1-h02ab6af_0.conda"),
-    ("CondaHTTPError: HTTP 404 NOT FOUND for url <https://conda.anaconda.org/gpuforge/noarch/"
-     "repodata.json>", None),
-    ("PackagesNotFoundError: The following packages are not available from current channels:", None),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # clio-core #806 (2026-07-22), conda on a hosted runner
+        (
+            "CondaHTTPError: HTTP 403 Forbidden for url\n  <https://repo.anaconda.com/pkgs/main/noarch/"
+            "repodata.json>\n- The channel requires authentication.",
+            "repo.anaconda.com answered HTTP 403 Forbidden for https://repo.anaconda.com/pkgs/main/noarch/"
+            "repodata.json",
+        ),
+        # rez-pip #214 (2025-10-25), rattler
+        (
+            "Caused by: HTTP status client error (403 Forbidden) for url (https://repo.anaconda.com/pkgs/main/"
+            "win-64/zlib-1.3.1-h02ab6af_0.conda)",
+            "repo.anaconda.com answered HTTP 403 Forbidden for https://repo.anaconda.com/pkgs/main/win-64/"
+            "zlib-1.3.1-h02ab6af_0.conda",
+        ),
+        (
+            "CondaHTTPError: HTTP 404 NOT FOUND for url <https://conda.anaconda.org/gpuforge/noarch/"
+            "repodata.json>",
+            None,
+        ),
+        ("PackagesNotFoundError: The following packages are not available from current channels:", None),
+    ],
+)
 def test_classify_real_client_texts(text, expected):
     failure = classify(text)
     assert (str(failure) if failure else None) == expected
@@ -184,5 +223,7 @@ def test_the_build_probe_names_a_refusing_channel_as_infrastructure(serve):
 
     server = serve(403, failures=10**6)
     [(channel, reason)] = unreachable([f"{server.url}/main"]).items()
-    assert reason == (f"infrastructure failure, not a package problem: 127.0.0.1:{server.server_address[1]} "
-                      f"answered HTTP 403 Forbidden for {server.url}/main/noarch/repodata.json")
+    assert reason == (
+        f"infrastructure failure, not a package problem: 127.0.0.1:{server.server_address[1]} "
+        f"answered HTTP 403 Forbidden for {server.url}/main/noarch/repodata.json"
+    )

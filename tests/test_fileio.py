@@ -19,31 +19,44 @@ from conftest import cli_env
 from gpuforge import fileio
 from gpuforge.errors import GpuforgeError
 
-linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason=(
-    "uses Linux's /proc and RLIMIT_FSIZE to fault a real write; run on Linux"))
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"),
+    reason=("uses Linux's /proc and RLIMIT_FSIZE to fault a real write; run on Linux"),
+)
 
 
 # --- reading ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("data", [
-    "name: é\n".encode(),
-    codecs.BOM_UTF8 + "name: é\n".encode(),
-    codecs.BOM_UTF16_LE + "name: é\n".encode("utf-16-le"),
-    codecs.BOM_UTF16_BE + "name: é\n".encode("utf-16-be"),
-    "name: é\r\n".encode(),
-], ids=["utf8", "utf8-bom", "utf16le-bom", "utf16be-bom", "crlf"])
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "name: é\n".encode(),
+        codecs.BOM_UTF8 + "name: é\n".encode(),
+        codecs.BOM_UTF16_LE + "name: é\n".encode("utf-16-le"),
+        codecs.BOM_UTF16_BE + "name: é\n".encode("utf-16-be"),
+        "name: é\r\n".encode(),
+    ],
+    ids=["utf8", "utf8-bom", "utf16le-bom", "utf16be-bom", "crlf"],
+)
 def test_windows_encodings_read_as_the_same_text(tmp_path, data):
     path = tmp_path / "env.yml"
     path.write_bytes(data)
     assert fileio.read_text(path) == "name: é\n"
 
 
-@pytest.mark.parametrize(("data", "message"), [
-    (b"a: 1\n# caf\xe9\n", r"env.yml:2: not UTF-8 text: byte 0xe9 at offset 10 \(save the file as UTF-8\)"),
-    (b"\x89PNG\r\n\x1a\n", r"env.yml:1: not UTF-8 text: byte 0x89 at offset 0"),
-    (b"a: 1\n\x00\x01\x02", r"env.yml:2: binary data, not text: a NUL character at offset 5"),
-    (codecs.BOM_UTF16_LE + b"a\x00\x00\xdc", r"env.yml: not UTF-16 text: byte 0x00 at offset 4"),
-])
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            b"a: 1\n# caf\xe9\n",
+            r"env.yml:2: not UTF-8 text: byte 0xe9 at offset 10 \(save the file as UTF-8\)",
+        ),
+        (b"\x89PNG\r\n\x1a\n", r"env.yml:1: not UTF-8 text: byte 0x89 at offset 0"),
+        (b"a: 1\n\x00\x01\x02", r"env.yml:2: binary data, not text: a NUL character at offset 5"),
+        (codecs.BOM_UTF16_LE + b"a\x00\x00\xdc", r"env.yml: not UTF-16 text: byte 0x00 at offset 4"),
+    ],
+)
 def test_undecodable_bytes_are_named_with_their_offset(tmp_path, data, message):
     path = tmp_path / "env.yml"
     path.write_bytes(data)
@@ -89,6 +102,7 @@ def test_missing_and_unreadable_files(tmp_path):
 
 # --- writing ---------------------------------------------------------------------------
 
+
 def test_new_file_has_no_backup(tmp_path):
     path = tmp_path / "sub" / ".theanorc"
     assert fileio.write_atomic(path, "[global]\n") is None
@@ -131,9 +145,13 @@ write_atomic(sys.argv[1], "x" * int(sys.argv[2]))
 
 
 def _writer(path: Path, size: int, fsize_limit: int = 0) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(size), str(fsize_limit)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=cli_env(PYTHONDONTWRITEBYTECODE="1"))
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), str(size), str(fsize_limit)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(PYTHONDONTWRITEBYTECODE="1"),
+    )
 
 
 @linux_only
@@ -178,6 +196,7 @@ def test_a_live_writers_temp_is_left_alone(tmp_path):
 
 # --- every command that writes, with the kernel refusing the write half-way ---------------
 
+
 def _stale(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
@@ -185,16 +204,31 @@ def _stale(path: Path, text: str) -> Path:
 
 OLD_BACKEND_RC = "[global]\ndevice = gpu\n[lib]\ncnmem = 1.0\n"  # migrates to a longer text
 WRITE_COMMANDS = {  # name -> (argv, the file it replaces, prepared by)
-    "theanorc write": (["theanorc", "write", "--profile", "fast", "--path", "home/.theanorc"],
-                       "home/.theanorc", lambda ws: _stale(ws / "home/.theanorc", "[global]\n")),
-    "theanorc migrate": (["theanorc", "migrate", "--path", "home/.theanorc", "--yes"], "home/.theanorc",
-                         lambda ws: _stale(ws / "home/.theanorc", OLD_BACKEND_RC)),
-    "doctor --fix": (["doctor", "--log", "numpy.log", "--fix", "--env-file", "env.yml"], "env.yml",
-                     lambda ws: _stale(ws / "env.yml", "name: x\ndependencies:\n  - numpy\n")),
-    "envs render": (["envs", "render", "--mirror", "tuna"], "envs/mirrors/tuna.condarc",
-                    lambda ws: _stale(ws / "envs/mirrors/tuna.condarc", "# stale\n")),
-    "ci render": (["ci", "render"], "ci/variants/linux-64.yaml",
-                  lambda ws: _stale(ws / "ci/variants/linux-64.yaml", "# stale\n")),
+    "theanorc write": (
+        ["theanorc", "write", "--profile", "fast", "--path", "home/.theanorc"],
+        "home/.theanorc",
+        lambda ws: _stale(ws / "home/.theanorc", "[global]\n"),
+    ),
+    "theanorc migrate": (
+        ["theanorc", "migrate", "--path", "home/.theanorc", "--yes"],
+        "home/.theanorc",
+        lambda ws: _stale(ws / "home/.theanorc", OLD_BACKEND_RC),
+    ),
+    "doctor --fix": (
+        ["doctor", "--log", "numpy.log", "--fix", "--env-file", "env.yml"],
+        "env.yml",
+        lambda ws: _stale(ws / "env.yml", "name: x\ndependencies:\n  - numpy\n"),
+    ),
+    "envs render": (
+        ["envs", "render", "--mirror", "tuna"],
+        "envs/mirrors/tuna.condarc",
+        lambda ws: _stale(ws / "envs/mirrors/tuna.condarc", "# stale\n"),
+    ),
+    "ci render": (
+        ["ci", "render"],
+        "ci/variants/linux-64.yaml",
+        lambda ws: _stale(ws / "ci/variants/linux-64.yaml", "# stale\n"),
+    ),
 }
 
 
@@ -217,8 +251,14 @@ def test_a_command_whose_write_fails_leaves_the_original_and_no_temp_file(tmp_pa
     env.pop("THEANO_FLAGS", None)
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     proc = subprocess.run(
-        [sys.executable, "-m", "gpuforge", *argv], cwd=tmp_path, env=env, capture_output=True, text=True,
-        timeout=120, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)))
+        [sys.executable, "-m", "gpuforge", *argv],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+    )
     assert proc.returncode == 2, proc.stderr
     [line] = proc.stderr.splitlines()
     assert line == f"gpuforge: error: {target}: cannot write: File too large (the old file is unchanged)"

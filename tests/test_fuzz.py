@@ -64,25 +64,56 @@ THEANORC = "home/.theanorc"
 # `recipes lint` with gpuforge's own reading only: conda-smithy (`--conda-smithy auto`) is a
 # separate program that reads the recipes again; tests/recipes/test_lint.py runs it.
 KINDS = [
-    Kind("env file", ENV, (
-        ("envs", "check", ENV), ("envs", "solve", ENV),
-        ("ci", "env-file", ENV, "--channel", "channel", "--output", "out/env.yml"),
-        ("doctor", "--log", "numpy.log", "--fix", "--env-file", ENV)), yaml=True),
-    Kind("mirrors.yaml", "envs/mirrors.yaml", (("envs", "check", "envs/cpu-linux64.yml"), ("envs", "render")),
-         yaml=True),
-    Kind("meta.yaml", "recipes/theano/meta.yaml", (
-        ("recipes", "render", "theano"), ("recipes", "lint", "theano", "--conda-smithy", "skip"),
-        ("ci", "matrix"), ("ci", "render"))),
-    Kind("conda_build_config.yaml", "recipes/conda_build_config.yaml", (
-        ("recipes", "render", "libgpuarray"), ("recipes", "lint", "libgpuarray", "--conda-smithy", "skip"),
-        ("ci", "matrix"),
-        ("ci", "render"), ("envs", "check", "envs/cpu-linux64.yml"))),
-    Kind("workflow", ".github/workflows/build.yml", (("ci", "render"), ("ci", "render", "--check")),
-         yaml=True),
-    Kind(".theanorc", THEANORC, (
-        ("theanorc", "migrate", "--path", THEANORC, "--yes"),
-        ("theanorc", "write", "--profile", "fast", "--path", THEANORC)),
-        replaced=("write",)),
+    Kind(
+        "env file",
+        ENV,
+        (
+            ("envs", "check", ENV),
+            ("envs", "solve", ENV),
+            ("ci", "env-file", ENV, "--channel", "channel", "--output", "out/env.yml"),
+            ("doctor", "--log", "numpy.log", "--fix", "--env-file", ENV),
+        ),
+        yaml=True,
+    ),
+    Kind(
+        "mirrors.yaml",
+        "envs/mirrors.yaml",
+        (("envs", "check", "envs/cpu-linux64.yml"), ("envs", "render")),
+        yaml=True,
+    ),
+    Kind(
+        "meta.yaml",
+        "recipes/theano/meta.yaml",
+        (
+            ("recipes", "render", "theano"),
+            ("recipes", "lint", "theano", "--conda-smithy", "skip"),
+            ("ci", "matrix"),
+            ("ci", "render"),
+        ),
+    ),
+    Kind(
+        "conda_build_config.yaml",
+        "recipes/conda_build_config.yaml",
+        (
+            ("recipes", "render", "libgpuarray"),
+            ("recipes", "lint", "libgpuarray", "--conda-smithy", "skip"),
+            ("ci", "matrix"),
+            ("ci", "render"),
+            ("envs", "check", "envs/cpu-linux64.yml"),
+        ),
+    ),
+    Kind(
+        "workflow", ".github/workflows/build.yml", (("ci", "render"), ("ci", "render", "--check")), yaml=True
+    ),
+    Kind(
+        ".theanorc",
+        THEANORC,
+        (
+            ("theanorc", "migrate", "--path", THEANORC, "--yes"),
+            ("theanorc", "write", "--profile", "fast", "--path", THEANORC),
+        ),
+        replaced=("write",),
+    ),
     Kind("probe report", "report.json", (("doctor", "--facts", "report.json"),)),
 ]
 
@@ -92,6 +123,7 @@ SLOWEST_WALL: dict[str, float] = defaultdict(float)
 
 
 # --- the workspace: a copy of the repository's inputs, reset after every run ---------------
+
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Path:
@@ -103,8 +135,13 @@ def workspace(tmp_path_factory) -> Path:
     (ws / THEANORC).write_text(OLD_THEANORC)
     (ws / "numpy.log").write_text(NUMPY_LOG)
     probe = ROOT / "src" / "gpuforge" / "inside" / "probe.py"  # a real report of this interpreter
-    proc = subprocess.run([sys.executable, str(probe), "--self", sys.executable, "--timeout", "30"],
-                          capture_output=True, text=True, timeout=120, check=True)
+    proc = subprocess.run(
+        [sys.executable, str(probe), "--self", sys.executable, "--timeout", "30"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     (ws / "report.json").write_text(proc.stdout)
     return ws
 
@@ -117,8 +154,14 @@ def restore(ws: Path, saved: dict[Path, bytes]) -> None:
     for p in sorted(ws.rglob("*"), reverse=True):
         if p not in saved and (p.is_symlink() or not p.is_dir()):
             p.unlink()
-        elif p.is_dir() and not p.is_symlink() and p != ws and not any(p.iterdir()) and \
-                not any(s.is_relative_to(p) for s in saved) and p.name not in ("channel", "home"):
+        elif (
+            p.is_dir()
+            and not p.is_symlink()
+            and p != ws
+            and not any(p.iterdir())
+            and not any(s.is_relative_to(p) for s in saved)
+            and p.name not in ("channel", "home")
+        ):
             p.rmdir()
     for p, data in saved.items():
         if p.is_symlink() or p.is_fifo() or p.is_dir():
@@ -169,11 +212,15 @@ def run(ws: Path, argv: tuple[str, ...]) -> tuple[int, str, str, float, float]:
 
 # --- the contract --------------------------------------------------------------------------
 
+
 def reference_text(data: bytes) -> str | None:
     """A reference decoder, independent of fileio: UTF-8 (BOM or not), UTF-16 with a BOM."""
     try:
-        text = data.decode("utf-16") if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE) \
+        text = (
+            data.decode("utf-16")
+            if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
             else data.decode("utf-8-sig")
+        )
     except UnicodeDecodeError:
         return None
     return None if "\0" in text else text.lstrip("\ufeff")
@@ -201,8 +248,9 @@ def parses(data: bytes) -> bool:
     return True
 
 
-def check(ws: Path, kind: Kind, argv: tuple[str, ...], data: bytes | None, before: dict[Path, bytes],
-          case: str) -> int:
+def check(
+    ws: Path, kind: Kind, argv: tuple[str, ...], data: bytes | None, before: dict[Path, bytes], case: str
+) -> int:
     rc, out, err, cpu, wall = run(ws, argv)
     label = f"{kind.name} | {' '.join(argv)}"
     STATS[label][rc] += 1
@@ -254,11 +302,52 @@ def feed(ws: Path, kind: Kind, data: bytes | None, case: str, prepare=None) -> l
 
 # --- Hypothesis: mutations of the real files ------------------------------------------------
 
-TOKENS = [b"[", b"]", b"{", b"}", b":", b": ", b"- ", b"&a ", b"*a", b"!!python/object:os.system ",
-          b"!!binary ", b"\t", b"\x00", b"\xff\xfe", b"\xe9", b"---\n", b"...\n", b"%YAML 1.1\n", b"? ",
-          b"|\n", b">-\n", b"'", b'"', b"#", b"  # [win]", b"  # [linux and py<30]", b"{{ ", b"{% ", b" }}",
-          b"\n", b"\r\n", b"    ", b"null", b"~", b"2001-13-14", b"9" * 5000, b"=", b"::", b"<<: *a\n",
-          b"\xef\xbb\xbf", "é".encode(), "é".encode("latin-1"), b"dependencies:\n", b"pip:\n"]
+TOKENS = [
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b":",
+    b": ",
+    b"- ",
+    b"&a ",
+    b"*a",
+    b"!!python/object:os.system ",
+    b"!!binary ",
+    b"\t",
+    b"\x00",
+    b"\xff\xfe",
+    b"\xe9",
+    b"---\n",
+    b"...\n",
+    b"%YAML 1.1\n",
+    b"? ",
+    b"|\n",
+    b">-\n",
+    b"'",
+    b'"',
+    b"#",
+    b"  # [win]",
+    b"  # [linux and py<30]",
+    b"{{ ",
+    b"{% ",
+    b" }}",
+    b"\n",
+    b"\r\n",
+    b"    ",
+    b"null",
+    b"~",
+    b"2001-13-14",
+    b"9" * 5000,
+    b"=",
+    b"::",
+    b"<<: *a\n",
+    b"\xef\xbb\xbf",
+    "é".encode(),
+    "é".encode("latin-1"),
+    b"dependencies:\n",
+    b"pip:\n",
+]
 
 
 @st.composite
@@ -270,9 +359,9 @@ def mutations(draw, original: bytes) -> bytes:
         if op == "token":
             data[at:at] = draw(st.sampled_from(TOKENS)) * draw(st.sampled_from([1, 1, 2, 100]))
         elif op == "delete":
-            del data[at:at + draw(st.integers(1, 200))]
+            del data[at : at + draw(st.integers(1, 200))]
         elif op == "duplicate":
-            data[at:at] = data[at:at + draw(st.integers(1, 400))] * draw(st.integers(1, 50))
+            data[at:at] = data[at : at + draw(st.integers(1, 400))] * draw(st.integers(1, 50))
         elif op == "byte" and data:
             data[min(at, len(data) - 1)] = draw(st.integers(0, 255))
         elif op == "truncate":
@@ -290,10 +379,18 @@ def mutations(draw, original: bytes) -> bytes:
 
 
 # No "explain" phase: it traces every line, which makes runs many times slower than they are.
-FUZZ_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=not RANDOM, database=None,
-                         phases=[Phase.explicit, Phase.generate, Phase.shrink],
-                         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                                HealthCheck.data_too_large])
+FUZZ_SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=not RANDOM,
+    database=None,
+    phases=[Phase.explicit, Phase.generate, Phase.shrink],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=[k.name for k in KINDS])
@@ -318,6 +415,7 @@ def test_the_real_inputs_pass(workspace):
 
 # --- the hand-made cases of issue 15 --------------------------------------------------------
 
+
 def _deep_flow(n: int) -> bytes:
     return b"name: x\ndependencies: " + b"[" * n + b"python" + b"]" * n + b"\n"
 
@@ -328,7 +426,8 @@ def _deep_block(n: int) -> bytes:
 
 
 BOMB = b"a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + b"".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n".encode() for i in range(8))
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n".encode() for i in range(8)
+)
 LATIN1_COMMENT = "# Windows user's note: café\n".encode("latin-1")
 
 
@@ -340,7 +439,7 @@ def hand_made(original: bytes) -> dict[str, bytes]:
         "deep block nesting": _deep_block(3000),
         "alias bomb": BOMB,
         "unclosed flow sequence": b"name: x\ndependencies: [python=3.7, numpy\n",
-        "truncated": original[:len(original) // 2 - 7],
+        "truncated": original[: len(original) // 2 - 7],
         "empty": b"",
     }
 
@@ -395,14 +494,24 @@ def test_hand_made_cases_keep_the_contract(workspace, kind):
         if case not in ("unreadable", "50 MB file") or (case == "unreadable" and os.geteuid() != 0):
             assert all(rc == 2 for rc in statuses), (case, statuses)
         if case == "50 MB file":
-            assert all(rc == 2 for argv, rc in zip(kind.commands, statuses, strict=True)
-                       if argv[1] not in kind.replaced), (case, statuses)
+            assert all(
+                rc == 2
+                for argv, rc in zip(kind.commands, statuses, strict=True)
+                if argv[1] not in kind.replaced
+            ), (case, statuses)
 
 
-@pytest.mark.parametrize("deps", [b"dependencies:\n", b"dependencies: {python: '3.7'}\n",
-                                  b"dependencies: python=3.7\n", b"dependencies: []\n",
-                                  b"dependencies:\n  - python=3.7  # why\n  - [numpy]\n"],
-                         ids=["empty", "mapping", "string", "empty list", "nested item"])
+@pytest.mark.parametrize(
+    "deps",
+    [
+        b"dependencies:\n",
+        b"dependencies: {python: '3.7'}\n",
+        b"dependencies: python=3.7\n",
+        b"dependencies: []\n",
+        b"dependencies:\n  - python=3.7  # why\n  - [numpy]\n",
+    ],
+    ids=["empty", "mapping", "string", "empty list", "nested item"],
+)
 def test_dependencies_of_the_wrong_shape_are_refused(workspace, deps):
     kind = KINDS[0]
     text = b"name: x\nchannels:\n  - defaults\n" + deps
@@ -412,14 +521,19 @@ def test_dependencies_of_the_wrong_shape_are_refused(workspace, deps):
 
 def test_a_hundred_thousand_dependencies_fail_fast(workspace):
     text = b"name: x\nchannels:\n  - defaults\ndependencies:\n" + b"".join(
-        b"  - pkg%d  # why\n" % i for i in range(100_000))
+        b"  - pkg%d  # why\n" % i for i in range(100_000)
+    )
     assert feed(workspace, KINDS[0], text, "100,000 dependencies") == [2, 2, 2, 2]
 
 
 def test_a_recipe_nested_three_thousand_levels_fails_fast(workspace):
     kind = next(k for k in KINDS if k.name == "meta.yaml")
-    nested = b"package:\n  name: theano\n  version: 1.0.5\nextra:\n" + b"".join(
-        b" " * i + b"k:\n" for i in range(1, 3000)) + b" " * 3000 + b"k: v\n"
+    nested = (
+        b"package:\n  name: theano\n  version: 1.0.5\nextra:\n"
+        + b"".join(b" " * i + b"k:\n" for i in range(1, 3000))
+        + b" " * 3000
+        + b"k: v\n"
+    )
     assert feed(workspace, kind, nested, "3,000-level nesting") == [2, 2, 2, 2]
 
 
@@ -428,9 +542,16 @@ def test_zz_write_the_figures():
     report = os.environ.get("GPUFORGE_FUZZ_REPORT")
     if not report:
         pytest.skip("set GPUFORGE_FUZZ_REPORT=FILE (nox -s fuzz does) to write the figures")
-    figures = {label: {"runs": sum(c.values()), "exit": dict(sorted(c.items())),
-                       "slowest_cpu_s": round(SLOWEST[label], 3),
-                       "slowest_wall_s": round(SLOWEST_WALL[label], 3)} for label, c in sorted(STATS.items())}
+    figures = {
+        label: {
+            "runs": sum(c.values()),
+            "exit": dict(sorted(c.items())),
+            "slowest_cpu_s": round(SLOWEST[label], 3),
+            "slowest_wall_s": round(SLOWEST_WALL[label], 3),
+        }
+        for label, c in sorted(STATS.items())
+    }
     Path(report).parent.mkdir(parents=True, exist_ok=True)
-    Path(report).write_text(json.dumps({"examples_per_kind": EXAMPLES, "random": RANDOM,
-                                        "commands": figures}, indent=2) + "\n")
+    Path(report).write_text(
+        json.dumps({"examples_per_kind": EXAMPLES, "random": RANDOM, "commands": figures}, indent=2) + "\n"
+    )

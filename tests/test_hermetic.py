@@ -12,8 +12,13 @@ from conftest import BASETEMP_PREFIX, PIP_KEPT
 
 
 def test_a_child_pip_reads_no_configuration_file_of_this_machine(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True,
-                          text=True, timeout=120, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "list"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     # every setting pip loaded, as `<origin>.<key>='value'`: `:env:` for the environment's
     # variables, `global.`/`user.`/`site.` for a configuration file's

@@ -5,9 +5,15 @@ interpreter's own start-up, before this file runs, is out of gpuforge's reach.)"
 import _signal  # the C module, at once: signal.py imports enum first, which takes a while
 import sys
 
-EARLY = {getattr(_signal, name): what for name, what in (
-    ("SIGINT", "interrupted"), ("SIGTERM", "stopped by SIGTERM"), ("SIGHUP", "stopped by SIGHUP"))
-    if hasattr(_signal, name)}
+EARLY = {
+    getattr(_signal, name): what
+    for name, what in (
+        ("SIGINT", "interrupted"),
+        ("SIGTERM", "stopped by SIGTERM"),
+        ("SIGHUP", "stopped by SIGHUP"),
+    )
+    if hasattr(_signal, name)
+}
 
 
 class _StoppedEarly(SystemExit):

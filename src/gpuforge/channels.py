@@ -35,12 +35,19 @@ STATUS_PATTERNS = (
     re.compile(r"The requested URL returned error: (?P<status>\d{3})"),
     re.compile(r"\b(?P<status>\d{3}) (?:Client|Server) Error: [^\n]*? for url: " + URL),
 )
-TIMEOUT_RE = re.compile(r"timed? ?out|ConnectTimeout|ReadTimeout|Connection reset|connection closed before",
-                        re.I)
+TIMEOUT_RE = re.compile(
+    r"timed? ?out|ConnectTimeout|ReadTimeout|Connection reset|connection closed before", re.I
+)
 ANY_URL_RE = re.compile(URL)
-REASONS = {403: "Forbidden", 408: "Request Timeout", 429: "Too Many Requests",
-           500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
-           504: "Gateway Timeout"}
+REASONS = {
+    403: "Forbidden",
+    408: "Request Timeout",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
 
 
 @dataclass(frozen=True)
@@ -52,8 +59,11 @@ class ChannelFailure:
     url: str = ""
 
     def __str__(self) -> str:
-        what = (f"HTTP {self.status} {REASONS.get(self.status, '')}".rstrip() if self.status
-                else "no answer in time")
+        what = (
+            f"HTTP {self.status} {REASONS.get(self.status, '')}".rstrip()
+            if self.status
+            else "no answer in time"
+        )
         return f"{self.host} answered {what}" + (f" for {self.url}" if self.url else "")
 
 
@@ -100,8 +110,9 @@ def delays() -> tuple[float, ...]:
         return DEFAULT_DELAYS
 
 
-def attempts(say: Callable[[str], None] = print, sleep: Callable[[float], None] = time.sleep
-             ) -> Iterator[Callable[[ChannelFailure], None]]:
+def attempts(
+    say: Callable[[str], None] = print, sleep: Callable[[float], None] = time.sleep
+) -> Iterator[Callable[[ChannelFailure], None]]:
     """Drive a retry loop: each item is a ``failed(failure)`` callback; calling it waits before
     the next attempt, or raises InfrastructureError when no retries are left.
 
@@ -114,12 +125,16 @@ def attempts(say: Callable[[str], None] = print, sleep: Callable[[float], None] 
     waits = delays()
     count = len(waits) + 1
     for attempt in range(count):
+
         def failed(failure: ChannelFailure, attempt: int = attempt) -> None:
             if attempt == count - 1:
                 raise InfrastructureError(failure, count)
-            say(f"channel failure: {failure}; trying again in {waits[attempt]:g} s "
-                f"(attempt {attempt + 2} of {count})")
+            say(
+                f"channel failure: {failure}; trying again in {waits[attempt]:g} s "
+                f"(attempt {attempt + 2} of {count})"
+            )
             sleep(waits[attempt])
+
         yield failed
 
 
@@ -129,5 +144,7 @@ class InfrastructureError(Exception):
     def __init__(self, failure: ChannelFailure, tries: int):
         self.failure = failure
         self.tries = tries
-        super().__init__(f"infrastructure failure, not a package problem: {failure} ({tries} "
-                         "attempts); run again later, or behind a mirror")
+        super().__init__(
+            f"infrastructure failure, not a package problem: {failure} ({tries} "
+            "attempts); run again later, or behind a mirror"
+        )

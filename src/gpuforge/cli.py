@@ -57,8 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - one line for the user, the traceback on request
         if os.environ.get("GPUFORGE_TRACEBACK"):
             raise
-        print(f"gpuforge: internal error (a bug, please report it): {type(exc).__name__}: {exc} "
-              "(GPUFORGE_TRACEBACK=1 shows the traceback)", file=sys.stderr)
+        print(
+            f"gpuforge: internal error (a bug, please report it): {type(exc).__name__}: {exc} "
+            "(GPUFORGE_TRACEBACK=1 shows the traceback)",
+            file=sys.stderr,
+        )
         return EXIT_BUG
 
 
@@ -93,8 +96,10 @@ def run() -> None:
     try:
         os.getcwd()
     except FileNotFoundError:
-        print("gpuforge: error: the current folder no longer exists (deleted?): "
-              "cd to one that does", file=sys.stderr)
+        print(
+            "gpuforge: error: the current folder no longer exists (deleted?): cd to one that does",
+            file=sys.stderr,
+        )
         raise SystemExit(2) from None
     processes.install_signal_handlers()
     try:

@@ -29,9 +29,13 @@ from gpuforge.errors import GpuforgeError, InputError
 # variant matrix, .theanorc, probe reports) are a few kB; 4 MiB is 1000 times that.
 MAX_INPUT_BYTES = 4 * 1024 * 1024
 BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
-NOT_REGULAR = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-               (stat.S_ISSOCK, "a socket"))
+NOT_REGULAR = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 TEMP_SUFFIX = ".tmp"
 
 
@@ -69,8 +73,9 @@ def read_bytes(path: str | os.PathLike[str], limit: int = MAX_INPUT_BYTES) -> by
         if kind:
             raise InputError(f"{kind}, not a file: nothing read", path)
         if info.st_size > limit:
-            raise InputError(f"{_size(info.st_size)}: larger than the {_size(limit)} limit on "
-                                "input files (not read)", path)
+            raise InputError(
+                f"{_size(info.st_size)}: larger than the {_size(limit)} limit on input files (not read)", path
+            )
         try:
             data = fh.read(limit + 1)
         except OSError as exc:
@@ -97,14 +102,20 @@ def decode_text(data: bytes, where: str | os.PathLike[str]) -> str:
         offset = start + exc.start
         what = "UTF-16" if encoding == "utf-16" else "UTF-8"
         line = data[:offset].count(b"\n") + 1 if encoding != "utf-16" else None
-        raise InputError(f"not {what} text: byte 0x{data[offset]:02x} at offset {offset} "
-                            "(save the file as UTF-8)", where, line) from None
+        raise InputError(
+            f"not {what} text: byte 0x{data[offset]:02x} at offset {offset} (save the file as UTF-8)",
+            where,
+            line,
+        ) from None
     nul = text.find("\0")
     if nul >= 0:
         line = text.count("\n", 0, nul) + 1
-        raise InputError(f"binary data, not text: a NUL character at offset "
-                            f"{len(text[:nul].encode('utf-8')) + start} (save the file as UTF-8)",
-                            where, line)
+        raise InputError(
+            f"binary data, not text: a NUL character at offset "
+            f"{len(text[:nul].encode('utf-8')) + start} (save the file as UTF-8)",
+            where,
+            line,
+        )
     text = text.lstrip("\ufeff")  # a second BOM (UTF-8 saved again as UTF-16) is no text either
     return text.replace("\r\n", "\n").replace("\r", "\n")  # as open()'s universal newlines
 
@@ -123,12 +134,15 @@ def home() -> Path:
         found = Path("~")
     if str(found) == "~":
         uid = getattr(os, "getuid", lambda: "?")()
-        raise GpuforgeError(f"no home folder: HOME is not set and user id {uid} has no entry in the "
-                            "password database: set HOME (or GPUFORGE_CACHE and --path)")
+        raise GpuforgeError(
+            f"no home folder: HOME is not set and user id {uid} has no entry in the "
+            "password database: set HOME (or GPUFORGE_CACHE and --path)"
+        )
     return found
 
 
 # --- writing ------------------------------------------------------------------------
+
 
 def _temp_name(path: Path, pid: int) -> Path:
     return path.with_name(f".{path.name}.gpuforge-{pid}{TEMP_SUFFIX}")
@@ -209,6 +223,7 @@ def write_atomic(path: str | os.PathLike[str], text: str, backup: bool = True) -
         _replace(path, data, mode)
     except OSError as exc:
         where = exc.filename or path
-        raise GpuforgeError(f"cannot write: {exc.strerror or exc} (the old file is unchanged)",
-                            where) from None
+        raise GpuforgeError(
+            f"cannot write: {exc.strerror or exc} (the old file is unchanged)", where
+        ) from None
     return saved

@@ -32,8 +32,14 @@ def _stderr(message: str) -> None:
 class FileLock:
     """An flock on ``path``: a lock file (made if missing), or a folder."""
 
-    def __init__(self, path: Path, what: str, say: Callable[[str], None] = _stderr,
-                 inherit: bool = False, folder: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        what: str,
+        say: Callable[[str], None] = _stderr,
+        inherit: bool = False,
+        folder: bool = False,
+    ) -> None:
         self.path, self.what, self.say, self.inherit = Path(path), what, say, inherit
         self.folder = folder  # lock a folder (made if missing), not a lock file
         self.fd: int | None = None
@@ -57,8 +63,10 @@ class FileLock:
         try:
             fcntl.flock(self.fd, mode | fcntl.LOCK_NB)
         except BlockingIOError:
-            self.say(f"waiting for {self.what} (another gpuforge run, or what a stopped one left "
-                     f"running, holds {self.path})")
+            self.say(
+                f"waiting for {self.what} (another gpuforge run, or what a stopped one left "
+                f"running, holds {self.path})"
+            )
             while True:  # polled: an interrupted run stops waiting at once
                 processes.check_stop()
                 try:

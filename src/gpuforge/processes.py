@@ -40,8 +40,11 @@ class Interrupted(KeyboardInterrupt):
 
     @property
     def message(self) -> str:
-        return "interrupted" if self.signum == signal.SIGINT else \
-            f"stopped by {signal.Signals(self.signum).name}"
+        return (
+            "interrupted"
+            if self.signum == signal.SIGINT
+            else f"stopped by {signal.Signals(self.signum).name}"
+        )
 
 
 def _on_signal(signum: int, frame: Any) -> None:
@@ -66,7 +69,7 @@ def _unraisable(args: Any) -> None:
     signum = getattr(args.exc_value, "signum", None)
     if isinstance(args.exc_value, (KeyboardInterrupt, SystemExit)) and signum:
         timer = threading.Timer(0.01, os.kill, (os.getpid(), signum))  # not here: this hook is
-        timer.daemon = True                                              # still inside the callback
+        timer.daemon = True  # still inside the callback
         timer.start()
         return
     _unraisable.default(args)  # type: ignore[attr-defined]
@@ -147,8 +150,14 @@ def forget(proc: subprocess.Popen) -> None:
         _RUNNING.discard(proc)
 
 
-def run(cmd: list[str], *, timeout: float | None = None, capture_output: bool = False,
-        input: str | bytes | None = None, **kwargs: Any) -> subprocess.CompletedProcess:
+def run(
+    cmd: list[str],
+    *,
+    timeout: float | None = None,
+    capture_output: bool = False,
+    input: str | bytes | None = None,
+    **kwargs: Any,
+) -> subprocess.CompletedProcess:
     """``subprocess.run`` in its own process group: a timeout kills the whole group
     (then TimeoutExpired, as subprocess.run), an interruption too (then Interrupted)."""
     if capture_output:
@@ -171,4 +180,3 @@ def run(cmd: list[str], *, timeout: float | None = None, capture_output: bool = 
         forget(proc)
     check_stop()
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
-

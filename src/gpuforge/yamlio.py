@@ -26,8 +26,9 @@ from gpuforge.fileio import MAX_INPUT_BYTES, read_text
 MAX_DEPTH = 64
 MAX_NODES = 5_000
 # The tags plain YAML resolves to; any other (!!python/object:..., !custom) is refused.
-PLAIN_TAGS = {f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq",
-                                                 "timestamp")} | {"!", None}
+PLAIN_TAGS = {
+    f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")
+} | {"!", None}
 
 
 class _LimitedComposer(Composer):
@@ -36,8 +37,13 @@ class _LimitedComposer(Composer):
     def _add(self, count: int, mark: Any) -> None:
         self.gpuforge_nodes = getattr(self, "gpuforge_nodes", 0) + count
         if self.gpuforge_nodes > MAX_NODES:
-            raise ComposerError(None, None, f"more than {MAX_NODES} values (aliases counted "
-                                "as what they repeat): not a gpuforge input file", mark)
+            raise ComposerError(
+                None,
+                None,
+                f"more than {MAX_NODES} values (aliases counted "
+                "as what they repeat): not a gpuforge input file",
+                mark,
+            )
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.parser.peek_event()
@@ -47,12 +53,12 @@ class _LimitedComposer(Composer):
             self._add(sizes.get(id(node), 1), event.start_mark)
             return node
         if getattr(event, "tag", None) not in PLAIN_TAGS:
-            raise ComposerError(None, None, f"tag {event.tag!r}: gpuforge's inputs are plain YAML",
-                                event.start_mark)
+            raise ComposerError(
+                None, None, f"tag {event.tag!r}: gpuforge's inputs are plain YAML", event.start_mark
+            )
         depth = self.gpuforge_depth = getattr(self, "gpuforge_depth", 0) + 1
         if depth > MAX_DEPTH:
-            raise ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep",
-                                event.start_mark)
+            raise ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep", event.start_mark)
         before = getattr(self, "gpuforge_nodes", 0)
         self._add(1, event.start_mark)
         node = super().compose_node(parent, index)
@@ -85,8 +91,9 @@ def load_yaml(text: str, path: Path, *, strings: bool = False) -> Any:
     conda_build_config.yaml (so ``3.10`` stays "3.10", not the float 3.1).
     """
     if len(text) > MAX_INPUT_BYTES:
-        raise InputError(f"larger than the {MAX_INPUT_BYTES // 1024 // 1024} MiB limit on input "
-                            "files (not parsed)", path)
+        raise InputError(
+            f"larger than the {MAX_INPUT_BYTES // 1024 // 1024} MiB limit on input files (not parsed)", path
+        )
     try:
         doc = _yaml(strings).load(io.StringIO(text))
     except MarkedYAMLError as exc:
@@ -108,8 +115,11 @@ def _check_keys(value: Any, path: Path) -> None:
         for key, item in value.items():
             if isinstance(key, (Mapping, list, tuple)):
                 line = getattr(getattr(value, "lc", None), "line", None)
-                raise InputError("invalid YAML: a key that is a mapping or a list (`? ...`): keys "
-                                 "are plain names", path, line + 1 if line is not None else None)
+                raise InputError(
+                    "invalid YAML: a key that is a mapping or a list (`? ...`): keys are plain names",
+                    path,
+                    line + 1 if line is not None else None,
+                )
             _check_keys(item, path)
     elif isinstance(value, list):
         for item in value:
@@ -122,6 +132,7 @@ def read_yaml(path: Path, *, strings: bool = False) -> Any:
 
 
 # --- shape checks: what the code after a load may rely on ------------------------------
+
 
 def expect_mapping(value: Any, path: Path, line: int | None, what: str) -> Any:
     """``value`` if it is a mapping; otherwise a located error saying what belongs there."""
@@ -139,14 +150,18 @@ def expect_list(value: Any, path: Path, line: int | None, what: str, empty: str 
     return value
 
 
-def expect_strings(value: Any, path: Path, line: int | None, what: str, empty: str | None = None
-                   ) -> list[str]:
+def expect_strings(
+    value: Any, path: Path, line: int | None, what: str, empty: str | None = None
+) -> list[str]:
     """``value`` if it is a list of strings (a located error at the first item that is not)."""
     expect_list(value, path, line, what, empty)
     for i, item in enumerate(value):
         if not isinstance(item, str):
-            raise InputError(f"{what}: item {i + 1} is {_kind(item)}, expected a string", path,
-                                item_line(value, i) or line or 1)
+            raise InputError(
+                f"{what}: item {i + 1} is {_kind(item)}, expected a string",
+                path,
+                item_line(value, i) or line or 1,
+            )
     return value
 
 
@@ -154,15 +169,24 @@ def expect_dependencies(doc: Any, path: Path) -> list[Any]:
     """An environment file's ``dependencies``: a non-empty list of conda specs (strings) and
     ``pip:`` lists of strings, as ``conda env create`` takes them."""
     line = key_line(doc, "dependencies")
-    deps = expect_list(doc.get("dependencies"), path, line, "dependencies",
-                       empty="list the packages the environment installs (at least python)")
+    deps = expect_list(
+        doc.get("dependencies"),
+        path,
+        line,
+        "dependencies",
+        empty="list the packages the environment installs (at least python)",
+    )
     for i, item in enumerate(deps):
         at = item_line(deps, i) or line
         if isinstance(item, dict) and list(item) == ["pip"]:
             expect_strings(item["pip"], path, at, "pip", empty="list pip requirements or drop `pip:`")
         elif not isinstance(item, str):
-            raise InputError(f"dependencies: item {i + 1} is {_kind(item)}: expected a conda spec "
-                             "(a string) or a `pip:` list", path, at)
+            raise InputError(
+                f"dependencies: item {i + 1} is {_kind(item)}: expected a conda spec "
+                "(a string) or a `pip:` list",
+                path,
+                at,
+            )
     return deps
 
 

@@ -30,17 +30,24 @@ def collect(tmp_path: Path):
 
 def test_verified_artifacts_make_one_channel_with_a_manifest(tmp_path):
     base = built(tmp_path, "linux-64", {"linux-64/libgpuarray-0.7.6-h0_0.conda": b"lib"})
-    built(tmp_path, "linux-64_python3.6_numpy1.16", {"linux-64/pygpu-0.7.6-py36_0.conda": b"py36",
-                                                     "linux-64/libgpuarray-0.7.6-h0_0.conda": b"lib"})
+    built(
+        tmp_path,
+        "linux-64_python3.6_numpy1.16",
+        {"linux-64/pygpu-0.7.6-py36_0.conda": b"py36", "linux-64/libgpuarray-0.7.6-h0_0.conda": b"lib"},
+    )
     assert json.loads((base / "manifest.json").read_text())["job"] == "linux-64"
     assert not (base / "linux-64" / "repodata.json").exists()
     proc = collect(tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in (tmp_path / "channel" / "linux-64").iterdir()) == [
-        "libgpuarray-0.7.6-h0_0.conda", "pygpu-0.7.6-py36_0.conda"]  # the same file twice is one
+        "libgpuarray-0.7.6-h0_0.conda",
+        "pygpu-0.7.6-py36_0.conda",
+    ]  # the same file twice is one
     manifest = json.loads((tmp_path / "channel" / "manifest.json").read_text())
-    assert sorted(manifest["packages"]) == ["linux-64/libgpuarray-0.7.6-h0_0.conda",
-                                            "linux-64/pygpu-0.7.6-py36_0.conda"]
+    assert sorted(manifest["packages"]) == [
+        "linux-64/libgpuarray-0.7.6-h0_0.conda",
+        "linux-64/pygpu-0.7.6-py36_0.conda",
+    ]
 
 
 def test_two_same_named_artifacts_with_different_contents_are_refused(tmp_path):
@@ -50,9 +57,11 @@ def test_two_same_named_artifacts_with_different_contents_are_refused(tmp_path):
     proc = collect(tmp_path)
     assert proc.returncode == 2
     [line] = proc.stderr.splitlines()
-    assert line.startswith(f"gpuforge: error: refused, nothing copied into {tmp_path / 'channel'}: "
-                           f"{name}: two different files of that name, from "
-                           "build-linux-64_python3.6_numpy1.16 (job linux-64_python3.6_numpy1.16, sha256 ")
+    assert line.startswith(
+        f"gpuforge: error: refused, nothing copied into {tmp_path / 'channel'}: "
+        f"{name}: two different files of that name, from "
+        "build-linux-64_python3.6_numpy1.16 (job linux-64_python3.6_numpy1.16, sha256 "
+    )
     assert line.endswith("a package must be built by one job")
     assert not (tmp_path / "channel").exists()
 
@@ -79,8 +88,9 @@ def test_merged_downloads_without_manifests_are_refused(tmp_path):
 def test_each_package_is_built_by_one_job_per_platform():
     jobs = make_plan(ROOT).jobs
     for platform in ("linux-64", "win-64"):
-        builders = [j.name for j in jobs if j.platform == platform
-                    for r in j.recipes if r.name == "theano-gpu-config"]
+        builders = [
+            j.name for j in jobs if j.platform == platform for r in j.recipes if r.name == "theano-gpu-config"
+        ]
         assert builders == [f"{platform}_python3.6_numpy1.16"]
 
 

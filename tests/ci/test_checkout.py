@@ -19,11 +19,18 @@ SHELLCHECK = shutil.which("shellcheck") or shutil.which("shellcheck", path=str(P
 
 
 def git(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
-               GIT_AUTHOR_NAME="ci", GIT_AUTHOR_EMAIL="ci@localhost", GIT_COMMITTER_NAME="ci",
-               GIT_COMMITTER_EMAIL="ci@localhost")
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=120,
-                          env=env, check=True)
+    env = dict(
+        os.environ,
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_AUTHOR_NAME="ci",
+        GIT_AUTHOR_EMAIL="ci@localhost",
+        GIT_COMMITTER_NAME="ci",
+        GIT_COMMITTER_EMAIL="ci@localhost",
+    )
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=120, env=env, check=True
+    )
 
 
 def tree_files() -> list[str]:
@@ -55,8 +62,10 @@ def run(*cmd: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.skipif(GIT is None, reason="git is not installed: `apt-get install -y git`, then run again")
-@pytest.mark.skipif(SHELLCHECK is None, reason="shellcheck is not installed: `pip install -e .[ci-lint]` "
-                    "(or run `nox -s tests`)")
+@pytest.mark.skipif(
+    SHELLCHECK is None,
+    reason="shellcheck is not installed: `pip install -e .[ci-lint]` (or run `nox -s tests`)",
+)
 @pytest.mark.parametrize("attributes", [True, False], ids=["with-gitattributes", "control-without"])
 def test_a_core_autocrlf_clone_passes_the_ci_checks(tmp_path, attributes):
     clone = crlf_clone(tmp_path, attributes)
@@ -71,8 +80,7 @@ def test_a_core_autocrlf_clone_passes_the_ci_checks(tmp_path, attributes):
     if not attributes:  # the control: autocrlf rewrote every script, and the checks say so
         assert b"\r\n" in (clone / "ci/build.sh").read_bytes()
         assert render.returncode == 1
-        assert ("ci/build.sh: CRLF line endings: bash reads the CR as part of each command"
-                in render.stdout)
+        assert "ci/build.sh: CRLF line endings: bash reads the CR as part of each command" in render.stdout
         assert all(proc.returncode != 0 for proc in lint)
         assert "SC1017" in lint[1].stdout  # shellcheck: literal carriage return
         return

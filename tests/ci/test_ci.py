@@ -40,8 +40,7 @@ def tool(name: str) -> str:
 
 
 def run(*cmd: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300,
-                          env=cli_env(**env))
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, env=cli_env(**env))
 
 
 def run_script(script: str, *args: str, root: Path = ROOT, **env: str) -> subprocess.CompletedProcess:
@@ -52,6 +51,7 @@ def run_script(script: str, *args: str, root: Path = ROOT, **env: str) -> subpro
 
 
 # --- the matrix comes from recipes/conda_build_config.yaml -------------------------------------
+
 
 def test_committed_ci_files_match_the_variant_config():
     proc = run_cli("ci", "render", "--check")
@@ -70,8 +70,9 @@ def test_matrix_is_the_python_numpy_zip_and_one_libgpuarray_build(platform):
     variants = [j for j in mine if j["stage"] == "variant"]
     assert [(j["pins"]["python"], j["pins"]["numpy"]) for j in variants] == zipped
     # theano-gpu-config is the same file for every Python: built by the first variant job only
-    assert [j["recipes"] for j in variants] == [["pygpu", "theano", "theano-gpu-config"]] + \
-        [["pygpu", "theano"]] * (len(variants) - 1)
+    assert [j["recipes"] for j in variants] == [["pygpu", "theano", "theano-gpu-config"]] + [
+        ["pygpu", "theano"]
+    ] * (len(variants) - 1)
     assert all(j["runner"] == ("windows-2022" if platform == "win-64" else "ubuntu-24.04") for j in mine)
 
 
@@ -87,6 +88,7 @@ def test_each_job_config_reads_back_as_that_job_of_the_matrix():
 
 def workflow_jobs(path: Path = WORKFLOW) -> dict:
     from gpuforge.yamlio import load_yaml
+
     return load_yaml(path.read_text(), path)["jobs"]
 
 
@@ -123,8 +125,12 @@ def test_each_platform_is_its_own_chain_of_jobs():
             ancestors.add(parent)
             todo += needs(jobs[parent])
         assert all(a.endswith(f"-{platform}") for a in ancestors), (name, ancestors)
-    assert sorted(needs(jobs["publish"])) == ["packages-linux-64", "packages-win-64", "smoke-linux-64",
-                                              "smoke-win-64"]
+    assert sorted(needs(jobs["publish"])) == [
+        "packages-linux-64",
+        "packages-win-64",
+        "smoke-linux-64",
+        "smoke-win-64",
+    ]
     # a failed build does not skip its platform's smoke (as published, locks); publish needs every build
     assert all(jobs[f"smoke-{p}"]["if"] == "${{ !cancelled() }}" for p in PLATFORMS)
     assert "if" not in jobs["packages-linux-64"] and jobs["publish"]["if"].startswith("startsWith(")
@@ -145,9 +151,15 @@ def test_windows_builds_load_msvc_and_linux_builds_do_not():
 def test_every_tool_the_workflow_installs_has_an_exact_version_and_its_source():
     text = WORKFLOW.read_text()
     from gpuforge.yamlio import load_yaml
+
     env = load_yaml(text, WORKFLOW)["env"]
-    assert sorted(env) == ["CONDA_BUILD_VERSION", "CONDA_SMITHY_VERSION", "HOST_PYTHON", "MINIFORGE_VERSION",
-                           "NOX_VERSION"]
+    assert sorted(env) == [
+        "CONDA_BUILD_VERSION",
+        "CONDA_SMITHY_VERSION",
+        "HOST_PYTHON",
+        "MINIFORGE_VERSION",
+        "NOX_VERSION",
+    ]
     lines = text.splitlines()
     for key, value in env.items():
         assert re.fullmatch(r"\d+(\.\d+)+(-\d+)?", value), (key, value)
@@ -177,13 +189,18 @@ def test_every_tool_the_workflow_installs_has_an_exact_version_and_its_source():
 def test_conda_installs_go_through_channel_retry():
     """Every conda command that fetches from a channel in ci/*.sh is retried (channel_retry)."""
     for script in SCRIPTS:
-        bare = re.findall(r"^\s*(?:if !\s+)?conda (?:install|build(?! --version)|create|env create)\b.*$",
-                          script.read_text(), re.M)
+        bare = re.findall(
+            r"^\s*(?:if !\s+)?conda (?:install|build(?! --version)|create|env create)\b.*$",
+            script.read_text(),
+            re.M,
+        )
         assert bare == [], f"{script.name}: conda fetching without channel_retry"
     assert "channel_retry conda build" in (ROOT / "ci" / "build.sh").read_text()
     assert "channel_retry conda env create" in (ROOT / "ci" / "smoke.sh").read_text()
-    assert 'channel_retry conda install -n base --yes "conda-smithy==$CONDA_SMITHY_VERSION"' in \
-        (ROOT / "ci" / "lint.sh").read_text()
+    assert (
+        'channel_retry conda install -n base --yes "conda-smithy==$CONDA_SMITHY_VERSION"'
+        in (ROOT / "ci" / "lint.sh").read_text()
+    )
 
 
 def test_a_changed_config_is_drift_until_rerendered(repo):
@@ -196,11 +213,13 @@ def test_a_changed_config_is_drift_until_rerendered(repo):
 
     check = run_cli("ci", "render", "--check", "--root", str(repo))
     assert check.returncode == 1
-    for line in (".github/workflows/build.yml: out of date",
-                 "ci/variants/linux-64_python3.11_numpy1.23.yaml: stale",
-                 "ci/variants/win-64_python3.10_numpy1.21.yaml: stale",
-                 "ci/variants/win-64_python3.10_numpy1.22.yaml: missing",
-                 "ci/variants/linux-64.yaml: out of date"):  # its numpy list changed too
+    for line in (
+        ".github/workflows/build.yml: out of date",
+        "ci/variants/linux-64_python3.11_numpy1.23.yaml: stale",
+        "ci/variants/win-64_python3.10_numpy1.21.yaml: stale",
+        "ci/variants/win-64_python3.10_numpy1.22.yaml: missing",
+        "ci/variants/linux-64.yaml: out of date",
+    ):  # its numpy list changed too
         assert line in check.stdout
     assert "run `gpuforge ci render`" in check.stdout
     assert (repo / ".github/workflows/build.yml").read_text() == before  # --check writes nothing
@@ -230,11 +249,13 @@ def test_workflow_without_its_end_marker_is_one_located_error(repo):
     lines = workflow.read_text().splitlines(keepends=True)
     end = next(i for i, ln in enumerate(lines) if "# end generated: variants:win-64" in ln)
     begin = next(i for i, ln in enumerate(lines) if "render`: variants:win-64" in ln)
-    workflow.write_text("".join(lines[:end] + lines[end + 1:]))
+    workflow.write_text("".join(lines[:end] + lines[end + 1 :]))
     proc = run_cli("ci", "render", "--root", str(repo))
     assert proc.returncode == 2
-    assert proc.stderr == (f"gpuforge: error: {workflow}:{begin + 1}: generated block 'variants:win-64' "
-                           "has no `# end generated: variants:win-64` line\n")
+    assert proc.stderr == (
+        f"gpuforge: error: {workflow}:{begin + 1}: generated block 'variants:win-64' "
+        "has no `# end generated: variants:win-64` line\n"
+    )
     assert not (repo / ".github/workflows/build.yml.bak").exists()
 
 
@@ -253,29 +274,47 @@ def test_a_recipe_needing_theano_builds_per_variant_and_a_python_free_one_once(r
         (repo / "recipes" / name).mkdir()
         (repo / "recipes" / name / "meta.yaml").write_text(
             f"package:\n  name: {name}\n  version: 1.0\n\nbuild:\n  number: 0\n\n"
-            f"requirements:\n  run:\n    - {run_dep}\n")
+            f"requirements:\n  run:\n    - {run_dep}\n"
+        )
     plan = make_plan(repo)
     linux = [j for j in plan.jobs if j.platform == "linux-64"]
     assert [r.name for r in linux[0].recipes] == ["libgpuarray", "gpuarray-headers"]
-    assert [r.name for r in linux[1].recipes] == ["pygpu", "theano", "theano-gpu-config",
-                                                  "theano-plugin"]
+    assert [r.name for r in linux[1].recipes] == ["pygpu", "theano", "theano-gpu-config", "theano-plugin"]
 
 
 def test_build_args_name_the_job_config_and_only_local_or_https_channels():
-    proc = run_cli("ci", "build-args", "win-64_python3.6_numpy1.16", "--channel", "channel",
-                   "--output", "build/conda-out")
+    proc = run_cli(
+        "ci",
+        "build-args",
+        "win-64_python3.6_numpy1.16",
+        "--channel",
+        "channel",
+        "--output",
+        "build/conda-out",
+    )
     assert proc.returncode == 0, proc.stderr
     args = proc.stdout.splitlines()
-    assert args[:5] == ["recipes/pygpu", "recipes/theano", "recipes/theano-gpu-config", "-m",
-                        "ci/variants/win-64_python3.6_numpy1.16.yaml"]
+    assert args[:5] == [
+        "recipes/pygpu",
+        "recipes/theano",
+        "recipes/theano-gpu-config",
+        "-m",
+        "ci/variants/win-64_python3.6_numpy1.16.yaml",
+    ]
     channels = [args[i + 1] for i, a in enumerate(args) if a == "-c"]
-    assert channels == [(ROOT / "build/conda-out").as_uri(), (ROOT / "channel").as_uri(),
-                        "https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/msys2"]
+    assert channels == [
+        (ROOT / "build/conda-out").as_uri(),
+        (ROOT / "channel").as_uri(),
+        "https://repo.anaconda.com/pkgs/main",
+        "https://repo.anaconda.com/pkgs/msys2",
+    ]
     assert "--override-channels" in args and "--no-anaconda-upload" in args
     assert args[args.index("--output-folder") + 1] == str(ROOT / "build/conda-out")
     base = run_cli("ci", "build-args", "linux-64").stdout.splitlines()  # nothing to read locally
     assert [base[i + 1] for i, a in enumerate(base) if a == "-c"] == [
-        (ROOT / "build/conda-out").as_uri(), "https://repo.anaconda.com/pkgs/main"]
+        (ROOT / "build/conda-out").as_uri(),
+        "https://repo.anaconda.com/pkgs/main",
+    ]
 
 
 # --- environment files against the local channel -------------------------------------------------
@@ -302,9 +341,14 @@ def test_env_file_puts_the_local_channel_first_and_keeps_the_rest(tmp_path):
     text = out.read_text()
     assert "# Anaconda's main channel" in text
     from gpuforge.yamlio import load_yaml
+
     doc = load_yaml(text, out)
-    assert list(doc["channels"]) == [channel.resolve().as_uri(), "https://repo.anaconda.com/pkgs/main",
-                                     "conda-forge", "nodefaults"]
+    assert list(doc["channels"]) == [
+        channel.resolve().as_uri(),
+        "https://repo.anaconda.com/pkgs/main",
+        "conda-forge",
+        "nodefaults",
+    ]
     assert list(doc["dependencies"]) == ["python 3.7.*", f"{channel.resolve().as_uri()}::theano 1.0.5"]
 
 
@@ -323,10 +367,13 @@ def test_broken_env_file_is_one_located_error_and_nothing_written(tmp_path):
 
 # --- the real linters ----------------------------------------------------------------------------
 
+
 def test_workflow_passes_actionlint_zizmor_and_the_workflow_schema():
-    for cmd in ([tool("actionlint"), str(WORKFLOW)],
-                [tool("zizmor"), "--offline", str(WORKFLOW.parent)],
-                [tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)]):
+    for cmd in (
+        [tool("actionlint"), str(WORKFLOW)],
+        [tool("zizmor"), "--offline", str(WORKFLOW.parent)],
+        [tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", str(WORKFLOW)],
+    ):
         proc = run(*cmd)
         assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -336,25 +383,42 @@ def test_ci_scripts_pass_shellcheck():
     assert proc.returncode == 0, proc.stdout
 
 
-@pytest.mark.parametrize(("linter", "change", "finding"), [
-    ("zizmor", ("uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1",
-                "uses: actions/checkout@v7"), "unpinned-uses"),
-    ("zizmor", ("permissions:\n  contents: read", "permissions: write-all"), "excessive-permissions"),
-    ("zizmor", ('ci/index-channel.sh "$PLATFORM"', 'ci/index-channel.sh "${{ github.head_ref }}"'),
-     "template-injection"),
-    ("actionlint", ('run: ci/build.sh "$VARIANT"', 'run: echo "${{ github.event.pull_request.title }}"'),
-     "potentially untrusted"),
-    ("actionlint", ("needs: libgpuarray", "needs: libgpuarry"), "libgpuarry"),
-    ("check-jsonschema", ("timeout-minutes: 90", "timeout-minutes: [90]"), "timeout-minutes"),
-])
+@pytest.mark.parametrize(
+    ("linter", "change", "finding"),
+    [
+        (
+            "zizmor",
+            (
+                "uses: actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1",
+                "uses: actions/checkout@v7",
+            ),
+            "unpinned-uses",
+        ),
+        ("zizmor", ("permissions:\n  contents: read", "permissions: write-all"), "excessive-permissions"),
+        (
+            "zizmor",
+            ('ci/index-channel.sh "$PLATFORM"', 'ci/index-channel.sh "${{ github.head_ref }}"'),
+            "template-injection",
+        ),
+        (
+            "actionlint",
+            ('run: ci/build.sh "$VARIANT"', 'run: echo "${{ github.event.pull_request.title }}"'),
+            "potentially untrusted",
+        ),
+        ("actionlint", ("needs: libgpuarray", "needs: libgpuarry"), "libgpuarry"),
+        ("check-jsonschema", ("timeout-minutes: 90", "timeout-minutes: [90]"), "timeout-minutes"),
+    ],
+)
 def test_linters_catch_a_broken_copy_of_the_workflow(tmp_path, linter, change, finding):
     workflow = tmp_path / ".github" / "workflows" / "build.yml"
     workflow.parent.mkdir(parents=True)
     old, new = change
     assert old in WORKFLOW.read_text()
     workflow.write_text(WORKFLOW.read_text().replace(old, new, 1))
-    args = {"zizmor": ["--offline", str(workflow.parent)],
-            "check-jsonschema": ["--builtin-schema", "vendor.github-workflows", str(workflow)]}
+    args = {
+        "zizmor": ["--offline", str(workflow.parent)],
+        "check-jsonschema": ["--builtin-schema", "vendor.github-workflows", str(workflow)],
+    }
     proc = run(tool(linter), *args.get(linter, [str(workflow)]))
     assert proc.returncode != 0
     assert finding in proc.stdout + proc.stderr
@@ -362,19 +426,26 @@ def test_linters_catch_a_broken_copy_of_the_workflow(tmp_path, linter, change, f
 
 # --- ci/*.sh, run for real up to the first step that needs conda -------------------------------
 
+
 def test_build_runs_up_to_conda_and_says_how_to_get_it():
     proc = run_script("build.sh", "linux-64_python3.7_numpy1.16")
     assert proc.returncode == 3, proc.stdout + proc.stderr
     steps = re.findall(r"^==> \[\d\] (.*)$", proc.stdout, re.M)
-    assert steps == ["generated CI files match recipes/conda_build_config.yaml",
-                     "conda build arguments for linux-64_python3.7_numpy1.16",
-                     "host is linux-64", "conda and conda-build"]
-    assert ("conda build recipes/pygpu recipes/theano "
-            "-m ci/variants/linux-64_python3.7_numpy1.16.yaml" in proc.stdout)
+    assert steps == [
+        "generated CI files match recipes/conda_build_config.yaml",
+        "conda build arguments for linux-64_python3.7_numpy1.16",
+        "host is linux-64",
+        "conda and conda-build",
+    ]
+    assert (
+        "conda build recipes/pygpu recipes/theano "
+        "-m ci/variants/linux-64_python3.7_numpy1.16.yaml" in proc.stdout
+    )
     assert proc.stderr.splitlines() == [
         "build.sh: error: conda is not installed: conda build needs it. Install Miniforge "
         "(https://github.com/conda-forge/miniforge), then `conda install -n base conda-build`, and run "
-        f"{ROOT / 'ci/build.sh'} again (in CI, conda-incubator/setup-miniconda does this)."]
+        f"{ROOT / 'ci/build.sh'} again (in CI, conda-incubator/setup-miniconda does this)."
+    ]
 
 
 def test_build_refuses_an_unknown_job_and_another_platform():
@@ -446,43 +517,52 @@ def test_msvc_has_nothing_to_do_off_windows():
 WINE = Path("/usr/lib/wine/wine64")
 
 
-@pytest.mark.skipif(not WINE.exists(), reason="Wine's cmd is not installed: `apt-get install -y "
-                    "--no-install-recommends wine64` (ci/apt-packages.txt lists it), then run again")
+@pytest.mark.skipif(
+    not WINE.exists(),
+    reason="Wine's cmd is not installed: `apt-get install -y "
+    "--no-install-recommends wine64` (ci/apt-packages.txt lists it), then run again",
+)
 def test_msvc_hands_on_what_a_vcvars_script_changed_in_real_cmd_set_output(tmp_path):
     # A batch file doing what vcvarsall.bat does to the environment (a banner, PATH entries in
     # front, new variables, its own __VSCMD_ bookkeeping), run by Wine's cmd around `set`.
     vcvars = tmp_path / "vcvars.bat"
-    vcvars.write_text("@echo ** Visual Studio 2022 Developer Command Prompt\r\n"
-                      "@echo [vcvarsall.bat] Environment initialized for: 'x64'\r\n"
-                      "@set \"__VSCMD_PREINIT_PATH=%PATH%\"\r\n"
-                      "@set \"PATH=C:\\VS\\bin\\HostX64\\x64;C:\\Kits\\bin;%PATH%\"\r\n"
-                      "@set \"INCLUDE=C:\\VS\\include;C:\\Kits\\ucrt\"\r\n"
-                      "@set \"VCToolsVersion=14.29.30133\"\r\n@set\r\n")
+    vcvars.write_text(
+        "@echo ** Visual Studio 2022 Developer Command Prompt\r\n"
+        "@echo [vcvarsall.bat] Environment initialized for: 'x64'\r\n"
+        '@set "__VSCMD_PREINIT_PATH=%PATH%"\r\n'
+        '@set "PATH=C:\\VS\\bin\\HostX64\\x64;C:\\Kits\\bin;%PATH%"\r\n'
+        '@set "INCLUDE=C:\\VS\\include;C:\\Kits\\ucrt"\r\n'
+        '@set "VCToolsVersion=14.29.30133"\r\n@set\r\n'
+    )
     env = dict(os.environ, WINEDEBUG="-all", WINEPREFIX=str(tmp_path / "wineprefix"))
     for name, command in (("before", "set"), ("after", "Z:" + str(vcvars).replace("/", "\\"))):
-        proc = subprocess.run([str(WINE), "cmd", "/d", "/c", command], capture_output=True, env=env,
-                              timeout=300)
+        proc = subprocess.run(
+            [str(WINE), "cmd", "/d", "/c", command], capture_output=True, env=env, timeout=300
+        )
         assert proc.returncode == 0, proc.stderr
         assert b"\r\n" in proc.stdout  # cmd's own line ends, as on Windows
         (tmp_path / f"{name}.txt").write_bytes(proc.stdout)
-    script = ('source ci/common.sh; msvc_env_changes "$1/before.txt" "$1/after.txt" "$1/env.txt" '
-              '"$1/path.txt"')
+    script = 'source ci/common.sh; msvc_env_changes "$1/before.txt" "$1/after.txt" "$1/env.txt" "$1/path.txt"'
     proc = run("bash", "-c", script, "bash", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "path.txt").read_text().splitlines() == ["C:\\VS\\bin\\HostX64\\x64", "C:\\Kits\\bin"]
     assert sorted((tmp_path / "env.txt").read_text().splitlines()) == [
-        "INCLUDE=C:\\VS\\include;C:\\Kits\\ucrt", "VCToolsVersion=14.29.30133"]
+        "INCLUDE=C:\\VS\\include;C:\\Kits\\ucrt",
+        "VCToolsVersion=14.29.30133",
+    ]
 
 
 def test_publish_needs_a_tag_and_a_token_and_never_prints_it(repo):
     assert run_script("publish.sh", "channel", root=repo).returncode == 2
-    proc = run_script("publish.sh", "channel", root=repo, GITHUB_REF="refs/tags/v1.0.0",
-                      ANACONDA_API_TOKEN="")
+    proc = run_script(
+        "publish.sh", "channel", root=repo, GITHUB_REF="refs/tags/v1.0.0", ANACONDA_API_TOKEN=""
+    )
     assert proc.returncode == 2
     assert "ANACONDA_API_TOKEN is not set" in proc.stderr
     token = "tok-" + os.urandom(8).hex()
-    proc = run_script("publish.sh", "channel", root=repo, GITHUB_REF="refs/tags/v1.0.0",
-                      ANACONDA_API_TOKEN=token)
+    proc = run_script(
+        "publish.sh", "channel", root=repo, GITHUB_REF="refs/tags/v1.0.0", ANACONDA_API_TOKEN=token
+    )
     assert proc.returncode == 2
     assert "no packages in channel/*/" in proc.stderr
     assert token not in proc.stdout + proc.stderr

@@ -26,7 +26,8 @@ def test_every_block_prints_what_the_page_shows() -> None:
     drifts = generate.check()
     assert not drifts, "\n\n".join(
         [f"{d.block.where}: the page no longer shows what the code prints\n{d.diff()}" for d in drifts]
-        + ["rewrite them from real runs: python3 -m nox -s docs -- --update (then review the diff)"])
+        + ["rewrite them from real runs: python3 -m nox -s docs -- --update (then review the diff)"]
+    )
 
 
 def _copy_with(tmp_path: Path, page: Path, edit) -> Path:
@@ -80,16 +81,19 @@ def test_a_console_block_without_a_marker_is_refused(tmp_path: Path) -> None:
         generate.blocks(page)
 
 
-@pytest.mark.parametrize("page, output, same", [
-    (["2 known failure(s) found (0.7 s)"], "2 known failure(s) found (12.4 s)", True),
-    (["==> [  0.1s] build-local theano 1.0.5"], "==> [ 10.3s] build-local theano 1.0.5", True),
-    (["| all | 230 | 0.002        |"], "| all | 230 | 0.061        |", True),
-    (["numpy 1.19.5"], "numpy 1.19.6", False),  # versions are what the page is about: never normalized
-    (["| all | 230 | 0.002 |"], "| all | 231 | 0.002 |", False),
-    (["first", "...", "last"], "first\nmiddle\nmore\nlast", True),
-    (["first", "...", "last"], "first\nmiddle\nlast but not least", False),
-    (["one line"], "one line\nand another", False),
-])
+@pytest.mark.parametrize(
+    "page, output, same",
+    [
+        (["2 known failure(s) found (0.7 s)"], "2 known failure(s) found (12.4 s)", True),
+        (["==> [  0.1s] build-local theano 1.0.5"], "==> [ 10.3s] build-local theano 1.0.5", True),
+        (["| all | 230 | 0.002        |"], "| all | 230 | 0.061        |", True),
+        (["numpy 1.19.5"], "numpy 1.19.6", False),  # versions are what the page is about: never normalized
+        (["| all | 230 | 0.002 |"], "| all | 231 | 0.002 |", False),
+        (["first", "...", "last"], "first\nmiddle\nmore\nlast", True),
+        (["first", "...", "last"], "first\nmiddle\nlast but not least", False),
+        (["one line"], "one line\nand another", False),
+    ],
+)
 def test_what_may_vary_and_what_may_not(page: list[str], output: str, same: bool) -> None:
     assert generate.matches(page, output) is same
 
@@ -108,16 +112,21 @@ def test_the_quick_start_is_on_the_first_screen_and_ci_runs_its_test_command() -
     install, tests = lines[fence + 1], lines[fence + 2]
     assert install.endswith("python3 -m nox -s gpu_smoke") and "ci/apt-packages.txt" in install
     assert lines[fence + 3] == "```"
-    ci = [line for line in (ROOT / ".ci" / "run").read_text().split("\n")
-          if line and not line.startswith("#")]
+    ci = [
+        line for line in (ROOT / ".ci" / "run").read_text().split("\n") if line and not line.startswith("#")
+    ]
     assert ci[-1] == tests, f".ci/run must end with the README's test command {tests!r}, not {ci[-1]!r}"
 
 
 def test_the_site_builds_strict(tmp_path: Path) -> None:
     """mkdocs --strict: a broken link or anchor, or a page missing from the nav, fails it."""
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "WARNING" not in proc.stderr, proc.stderr
     assert (tmp_path / "doctor" / "index.html").is_file()

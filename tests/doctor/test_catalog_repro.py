@@ -21,11 +21,27 @@ from conftest import pyenv_or_skip
 
 from gpuforge.doctor.catalog import diagnose_text
 
-REPRODUCED_HERE = {"mingw_32bit", "mingw_hypot", "path_spaces_nonascii", "runtime_dll_beside_wheel",
-                   "glibc_too_old", "libgpuarray_source_checkout", "channel_missing", "windows_path_too_long",
-                   "gpu_preallocate_oom", "module_shadow", "torch_C_shadow", "mx_cudart", "libpython_missing",
-                   "driver_types_h", "cuda_ipc", "conda_network_unreachable", "conda_connection_failed",
-                   "package_not_installed", "module_not_found"}
+REPRODUCED_HERE = {
+    "mingw_32bit",
+    "mingw_hypot",
+    "path_spaces_nonascii",
+    "runtime_dll_beside_wheel",
+    "glibc_too_old",
+    "libgpuarray_source_checkout",
+    "channel_missing",
+    "windows_path_too_long",
+    "gpu_preallocate_oom",
+    "module_shadow",
+    "torch_C_shadow",
+    "mx_cudart",
+    "libpython_missing",
+    "driver_types_h",
+    "cuda_ipc",
+    "conda_network_unreachable",
+    "conda_connection_failed",
+    "package_not_installed",
+    "module_not_found",
+}
 
 
 def first_id(text: str) -> str | None:
@@ -58,8 +74,9 @@ def test_mingw_32bit_compiler_for_64bit_python(tmp_path: Path) -> None:
 def test_mingw_hypot_with_pythons_pyconfig(tmp_path: Path) -> None:
     """CPython's PC/pyconfig.h says `#define hypot _hypot`; MinGW-w64's <cmath> then breaks."""
     gxx = tool("x86_64-w64-mingw32-g++", "g++-mingw-w64-x86-64-win32")
-    (tmp_path / "mod.cpp").write_text("#define hypot _hypot\n#include <cmath>\nint main() { return 0; }\n",
-                                      encoding="utf-8")
+    (tmp_path / "mod.cpp").write_text(
+        "#define hypot _hypot\n#include <cmath>\nint main() { return 0; }\n", encoding="utf-8"
+    )
     out = run([gxx, "-c", "mod.cpp"], tmp_path)
     assert "hypot" in out and "has not been declared" in out, out
     assert first_id(out) == "mingw_hypot"
@@ -71,7 +88,9 @@ def test_an_extension_linked_without_libpython(tmp_path: Path) -> None:
     gcc = tool("x86_64-w64-mingw32-gcc", "gcc-mingw-w64-x86-64-win32")
     (tmp_path / "mod.c").write_text(
         "__declspec(dllimport) extern int PyArg_ParseTuple(void *args, const char *format, ...);\n"
-        "int call(void *args) { return PyArg_ParseTuple(args, \"\"); }\n", encoding="utf-8")
+        'int call(void *args) { return PyArg_ParseTuple(args, ""); }\n',
+        encoding="utf-8",
+    )
     out = run([gcc, "-shared", "-o", "mod.pyd", "mod.c"], tmp_path)
     assert "undefined reference to `__imp_PyArg_ParseTuple'" in out, out
     assert first_id(out) == "libpython_missing"
@@ -81,8 +100,9 @@ def test_a_cuda_header_without_cudas_include_folder(tmp_path: Path) -> None:
     """g++ on a module that includes CUDA's driver_types.h (cudnn.h does) without CUDA's include
     folder on the command line."""
     gxx = tool("g++", "g++")
-    (tmp_path / "mod.cpp").write_text("#include <driver_types.h>\nint main() { return 0; }\n",
-                                      encoding="utf-8")
+    (tmp_path / "mod.cpp").write_text(
+        "#include <driver_types.h>\nint main() { return 0; }\n", encoding="utf-8"
+    )
     out = run([gxx, "-c", "mod.cpp"], tmp_path)
     if (tmp_path / "mod.o").exists():
         pytest.skip("CUDA's headers are on this g++'s default include path: nothing to reproduce")
@@ -93,8 +113,12 @@ def test_a_cuda_header_without_cudas_include_folder(tmp_path: Path) -> None:
 def test_a_cuda_runtime_the_binary_was_built_for_is_missing(tmp_path: Path) -> None:
     """The loader's own words for a libcudart of a CUDA that is not installed (an mxnet-cu92
     wheel under CUDA 10): ctypes loads it by the soname such a wheel records."""
-    proc = subprocess.run([sys.executable, "-c", "import ctypes; ctypes.CDLL('libcudart.so.9.2')"],
-                          capture_output=True, text=True, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import ctypes; ctypes.CDLL('libcudart.so.9.2')"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     if proc.returncode == 0:
         pytest.skip("this machine has CUDA 9.2's libcudart: nothing to reproduce")
     assert "libcudart.so.9.2: cannot open shared object file" in proc.stderr, proc.stderr
@@ -114,8 +138,9 @@ def test_a_library_the_wheel_does_not_ship(tmp_path: Path) -> None:
     """An extension linked against libcudnn.so.5 (as mxnet-cu80 was) on a machine without it."""
     gcc = tool("gcc", "gcc")
     (tmp_path / "cudnn.c").write_text("int cudnnCreate(void) { return 0; }\n", encoding="utf-8")
-    (tmp_path / "wheel.c").write_text("int cudnnCreate(void);\nint f(void) { return cudnnCreate(); }\n",
-                                      encoding="utf-8")
+    (tmp_path / "wheel.c").write_text(
+        "int cudnnCreate(void);\nint f(void) { return cudnnCreate(); }\n", encoding="utf-8"
+    )
     run([gcc, "-shared", "-fPIC", "-Wl,-soname,libcudnn.so.5", "-o", "libcudnn.so.5", "cudnn.c"], tmp_path)
     run([gcc, "-shared", "-fPIC", "-o", "libmxnet.so", "wheel.c", "-L.", "-l:libcudnn.so.5"], tmp_path)
     (tmp_path / "libcudnn.so.5").unlink()
@@ -131,9 +156,12 @@ def test_the_cuda_runtimes_words_for_a_failed_os_call() -> None:
     import ctypes
 
     roots = [Path(r) for r in (os.environ.get("CUDA_HOME"), "/usr/local/cuda") if r]
-    found = [(lib, root / "include" / "driver_types.h") for root in roots
-             for lib in sorted((root / "lib64").glob("libcudart.so.*"))
-             if (root / "include" / "driver_types.h").is_file()]
+    found = [
+        (lib, root / "include" / "driver_types.h")
+        for root in roots
+        for lib in sorted((root / "lib64").glob("libcudart.so.*"))
+        if (root / "include" / "driver_types.h").is_file()
+    ]
     if not found:
         pytest.skip("needs a CUDA toolkit (libcudart.so and driver_types.h) in $CUDA_HOME or /usr/local/cuda")
     cudart = ctypes.CDLL(str(found[0][0]))
@@ -161,7 +189,7 @@ def require_future_glibc(binary: Path, old: bytes, new: bytes) -> bool:
     """Rewrite the binary's need for glibc version ``old`` into ``new`` (same length):
     the name in .dynstr and its hash in .gnu.version_r, as a build on a newer glibc has them."""
     data = bytearray(binary.read_bytes())
-    shoff, = struct.unpack_from("<Q", data, 0x28)
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
     sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
     for _name, kind, _flags, _addr, offset, _size, link, info, _align, _entsize in sections:
@@ -175,8 +203,8 @@ def require_future_glibc(binary: Path, old: bytes, new: bytes) -> bool:
             for _ in range(count):
                 _hash, _flags2, _other, name, nxt_aux = struct.unpack_from("<IHHII", data, entry)
                 start = strtab + name
-                if data[start:start + len(old) + 1] == old + b"\0":
-                    data[start:start + len(old)] = new
+                if data[start : start + len(old) + 1] == old + b"\0":
+                    data[start : start + len(old)] = new
                     struct.pack_into("<I", data, entry, _elf_hash(new))
                     binary.write_bytes(bytes(data))
                     return True
@@ -240,11 +268,16 @@ def test_theanos_preallocate_warning_is_gpu_preallocate_oom() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("make_channel, expected", [
-    (False, "UnavailableInvalidChannel"),
-    (True, "The following packages are not available from current channels")])
-def test_conda_on_a_channel_nobody_publishes(conda_tools, tmp_path: Path, make_channel: bool,
-                                             expected: str) -> None:
+@pytest.mark.parametrize(
+    "make_channel, expected",
+    [
+        (False, "UnavailableInvalidChannel"),
+        (True, "The following packages are not available from current channels"),
+    ],
+)
+def test_conda_on_a_channel_nobody_publishes(
+    conda_tools, tmp_path: Path, make_channel: bool, expected: str
+) -> None:
     """The real conda on a gpuforge channel that was never built (no folder), or built empty."""
     channel = tmp_path / "gpuforge-channel"
     if make_channel:
@@ -255,10 +288,25 @@ def test_conda_on_a_channel_nobody_publishes(conda_tools, tmp_path: Path, make_c
     condarc = tmp_path / "condarc.yml"
     condarc.write_text("solver: rattler\nchannels: []\n", encoding="utf-8")
     env = dict(os.environ, CONDARC=str(condarc), CONDA_PKGS_DIRS=str(tmp_path / "pkgs"))
-    proc = subprocess.run([str(conda_tools.python), "-m", "conda", "create", "--dry-run",
-                           "-p", str(tmp_path / "env"), "--override-channels", "-c", channel.as_uri(),
-                           "theano-gpu-config"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [
+            str(conda_tools.python),
+            "-m",
+            "conda",
+            "create",
+            "--dry-run",
+            "-p",
+            str(tmp_path / "env"),
+            "--override-channels",
+            "-c",
+            channel.as_uri(),
+            "theano-gpu-config",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     out = proc.stdout + proc.stderr
     assert expected in out, out
     assert first_id(out) == "channel_missing"
@@ -318,16 +366,37 @@ def test_conda_on_a_misspelled_mirror_host(conda_tools, tmp_path: Path) -> None:
     all get no HTTP answer (HTTP 000): only the host tells them apart, and of a host gpuforge
     does not know the doctor says it cannot tell."""
     condarc = tmp_path / "condarc.yml"
-    env = dict(os.environ, CONDARC=str(condarc), CONDA_PKGS_DIRS=str(tmp_path / "pkgs"),
-               CONDA_REMOTE_MAX_RETRIES="1", CONDA_REMOTE_CONNECT_TIMEOUT_SECS="3")
-    for host, expected in (("mirrors.tua.tsinghua.edu.cn", "channel_missing"),
-                           ("mirrors.tuna.tsinghua.edu.cn", "conda_network_unreachable"),
-                           ("mirrors.ustc.edu.cn", "conda_connection_failed")):
-        condarc.write_text(f"solver: rattler\nchannels:\n  - https://{host}/anaconda/cloud/conda-forge\n",
-                           encoding="utf-8")
-        proc = subprocess.run([str(conda_tools.python), "-m", "conda", "create", "--dry-run",
-                               "-p", str(tmp_path / "env"), "python"],
-                              capture_output=True, text=True, env=env, timeout=300)
+    env = dict(
+        os.environ,
+        CONDARC=str(condarc),
+        CONDA_PKGS_DIRS=str(tmp_path / "pkgs"),
+        CONDA_REMOTE_MAX_RETRIES="1",
+        CONDA_REMOTE_CONNECT_TIMEOUT_SECS="3",
+    )
+    for host, expected in (
+        ("mirrors.tua.tsinghua.edu.cn", "channel_missing"),
+        ("mirrors.tuna.tsinghua.edu.cn", "conda_network_unreachable"),
+        ("mirrors.ustc.edu.cn", "conda_connection_failed"),
+    ):
+        condarc.write_text(
+            f"solver: rattler\nchannels:\n  - https://{host}/anaconda/cloud/conda-forge\n", encoding="utf-8"
+        )
+        proc = subprocess.run(
+            [
+                str(conda_tools.python),
+                "-m",
+                "conda",
+                "create",
+                "--dry-run",
+                "-p",
+                str(tmp_path / "env"),
+                "python",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
         out = proc.stdout + proc.stderr
         if "HTTP 000 CONNECTION FAILED" not in out and host != "mirrors.tua.tsinghua.edu.cn":
             pytest.skip(f"this machine reaches {host}: no HTTP 000 to reproduce ({out[-300:]})")
@@ -340,8 +409,9 @@ def test_import_after_an_install_that_found_nothing(tmp_path: Path) -> None:
     release has a wheel for), then the import: the two together say torch was never installed
     here; the import error alone cannot tell that from torch installed in another env."""
     python = pyenv_or_skip("3.7")
-    install = run([python, "-m", "pip", "install", "--no-index", "--disable-pip-version-check", "torch"],
-                  tmp_path)
+    install = run(
+        [python, "-m", "pip", "install", "--no-index", "--disable-pip-version-check", "torch"], tmp_path
+    )
     assert "No matching distribution found for torch" in install, install
     imported = run([python, "-c", "import torch"], tmp_path)
     assert "No module named 'torch'" in imported, imported

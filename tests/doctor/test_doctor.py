@@ -55,8 +55,13 @@ def test_every_catalog_entry_has_a_test() -> None:
     from test_paste_damage import PROVEN_ON_REPORTS
     from test_windows_doctor import REPRODUCED_ON_WINDOWS
 
-    covered = ({read_case(p)[0]["expect"] for p in CASES} | set(REPRODUCED) | REPRODUCED_HERE
-               | REPRODUCED_ON_WINDOWS | PROVEN_ON_REPORTS)
+    covered = (
+        {read_case(p)[0]["expect"] for p in CASES}
+        | set(REPRODUCED)
+        | REPRODUCED_HERE
+        | REPRODUCED_ON_WINDOWS
+        | PROVEN_ON_REPORTS
+    )
     missing = sorted(e.id for e in load_catalog() if e.id not in covered)
     assert not missing, f"catalog entries without a test: {missing}"
 
@@ -77,8 +82,10 @@ def test_the_wrapper_line_is_not_the_answer() -> None:
 
 
 def test_a_wrapper_entry_yields_to_the_specific_error() -> None:
-    text = ("ERROR (theano.gpuarray): pygpu was configured but could not be imported or is too old "
-            "(version 0.7 or higher required)\n")
+    text = (
+        "ERROR (theano.gpuarray): pygpu was configured but could not be imported or is too old "
+        "(version 0.7 or higher required)\n"
+    )
     _, abi = read_case(LOGS / "upstream_pygpu_numpy_abi_6099.txt")
     assert [f.id for f in diagnose_text(text)] == ["pygpu_import"]
     found = [f.id for f in diagnose_text(abi + "\n" + text)]
@@ -93,24 +100,32 @@ def test_the_last_error_comes_first() -> None:
 
 def test_healthy_output_matches_nothing() -> None:
     """What the healthy targets print on import and in the checks."""
-    text = ("WARNING (theano.tensor.blas): Using NumPy C-API based implementation for BLAS functions.\n"
-            "Mapped name None to device opencl0:0: pthread-skylake-avx512-AMD EPYC\n"
-            "[GpuElemwise{exp,no_inplace}(<GpuArrayType<None>(float32, vector)>), "
-            "HostFromGpu(gpuarray)(GpuElemwise{exp,no_inplace}.0)]\nUsed the gpu\n")
+    text = (
+        "WARNING (theano.tensor.blas): Using NumPy C-API based implementation for BLAS functions.\n"
+        "Mapped name None to device opencl0:0: pthread-skylake-avx512-AMD EPYC\n"
+        "[GpuElemwise{exp,no_inplace}(<GpuArrayType<None>(float32, vector)>), "
+        "HostFromGpu(gpuarray)(GpuElemwise{exp,no_inplace}.0)]\nUsed the gpu\n"
+    )
     assert diagnose_text(text) == []
 
 
-@pytest.mark.parametrize("condition, facts, holds", [
-    ("python.bits == 32", {"python": {"bits": 32}}, True),
-    ("python.bits == 32", {"python": {"bits": 64}}, False),
-    ("imports.numpy.version >= 1.24", {"imports": {"numpy": {"version": "1.24.2"}}}, True),
-    ("imports.numpy.version >= 1.24", {"imports": {"numpy": {"version": "1.9.3"}}}, False),
-    ("imports.numpy.version >= 1.24", {"imports": {"numpy": {}}}, False),
-    ("not cuda.driver.loaded", {"cuda": {"driver": {"loaded": None}}}, True),
-    ("config.settings.device.value ~ ^gpu\\d*$", {"config": {"settings": {"device": {"value": "gpu1"}}}},
-     True),
-    ("imports.pygpu.api_version.0 != 2", {"imports": {"pygpu": {"api_version": [1, 0]}}}, True),
-])
+@pytest.mark.parametrize(
+    "condition, facts, holds",
+    [
+        ("python.bits == 32", {"python": {"bits": 32}}, True),
+        ("python.bits == 32", {"python": {"bits": 64}}, False),
+        ("imports.numpy.version >= 1.24", {"imports": {"numpy": {"version": "1.24.2"}}}, True),
+        ("imports.numpy.version >= 1.24", {"imports": {"numpy": {"version": "1.9.3"}}}, False),
+        ("imports.numpy.version >= 1.24", {"imports": {"numpy": {}}}, False),
+        ("not cuda.driver.loaded", {"cuda": {"driver": {"loaded": None}}}, True),
+        (
+            "config.settings.device.value ~ ^gpu\\d*$",
+            {"config": {"settings": {"device": {"value": "gpu1"}}}},
+            True,
+        ),
+        ("imports.pygpu.api_version.0 != 2", {"imports": {"pygpu": {"api_version": [1, 0]}}}, True),
+    ],
+)
 def test_fact_conditions(condition: str, facts: dict, holds: bool) -> None:
     from gpuforge.doctor.catalog import CONDITION
 
@@ -126,14 +141,17 @@ def test_fact_entries_fire_from_facts_alone() -> None:
 
 def test_a_bad_catalog_is_a_located_error(tmp_path: Path) -> None:
     bad = tmp_path / "catalog.yaml"
-    bad.write_text("- id: x\n  title: t\n  cause: c\n  fix: f\n  source: s\n  match:\n"
-                   "    facts: ['python.bits ==']\n", encoding="utf-8")
+    bad.write_text(
+        "- id: x\n  title: t\n  cause: c\n  fix: f\n  source: s\n  match:\n    facts: ['python.bits ==']\n",
+        encoding="utf-8",
+    )
     with pytest.raises(GpuforgeError, match="bad fact condition") as err:
         load_catalog(bad)
     assert err.value.line == 1
 
 
 # --- CLI ----------------------------------------------------------------------------
+
 
 def test_log_json_contract(tmp_path: Path) -> None:
     _, text = read_case(LOGS / "seed001_torch_C_shadow.txt")
@@ -153,8 +171,14 @@ def test_log_from_stdin_and_nothing_found() -> None:
 
     from conftest import cli_env
 
-    proc = subprocess.run([sys.executable, "-m", "gpuforge", "doctor", "--log", "-"], input="all good\n",
-                          text=True, capture_output=True, env=cli_env(), cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuforge", "doctor", "--log", "-"],
+        input="all good\n",
+        text=True,
+        capture_output=True,
+        env=cli_env(),
+        cwd=ROOT,
+    )
     assert proc.returncode == 0
     assert "no known failure found" in proc.stdout
 
@@ -162,18 +186,26 @@ def test_log_from_stdin_and_nothing_found() -> None:
 def test_explain_prints_the_whole_entry() -> None:
     proc = run_cli("doctor", "--explain", "numpy_aliases")
     assert proc.returncode == 0
-    for part in ("numpy_aliases:", "matches text (all of):",
-                 "matches facts (all of): imports.numpy.version >= 1.24",
-                 "fix: Pin numpy<1.24", "--fix applies:", "source: seen here"):
+    for part in (
+        "numpy_aliases:",
+        "matches text (all of):",
+        "matches facts (all of): imports.numpy.version >= 1.24",
+        "fix: Pin numpy<1.24",
+        "--fix applies:",
+        "source: seen here",
+    ):
         assert part in proc.stdout
     bad = run_cli("doctor", "--explain", "nope")
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no catalog entry 'nope'" in bad.stderr
 
 
-@pytest.mark.parametrize("content, message", [
-    (None, "no such file"),
-    (b"\x00\x01binary", "not a text log"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "no such file"),
+        (b"\x00\x01binary", "not a text log"),
+    ],
+)
 def test_bad_log_is_one_line(tmp_path: Path, content: bytes | None, message: str) -> None:
     log = tmp_path / "log.bin"
     if content is not None:
@@ -184,11 +216,14 @@ def test_bad_log_is_one_line(tmp_path: Path, content: bytes | None, message: str
     assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
 
 
-@pytest.mark.parametrize("content, message", [
-    ('{"python": ', "not a probe report"),
-    ('{"no": 1}', "no `python` facts"),
-    ("", "empty output"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"python": ', "not a probe report"),
+        ('{"no": 1}', "no `python` facts"),
+        ("", "empty output"),
+    ],
+)
 def test_bad_probe_report_is_one_line(tmp_path: Path, content: str, message: str) -> None:
     report = tmp_path / "probe.json"
     report.write_text(content, encoding="utf-8")
@@ -202,8 +237,9 @@ def test_facts_report_prints_the_time_it_took(tmp_path: Path) -> None:
     import time
 
     report = tmp_path / "probe.json"
-    report.write_text(json.dumps({"python": {"version": "3.7.16", "bits": 64, "executable": "/x/python"}}),
-                      encoding="utf-8")
+    report.write_text(
+        json.dumps({"python": {"version": "3.7.16", "bits": 64, "executable": "/x/python"}}), encoding="utf-8"
+    )
     start = time.monotonic()
     proc = run_cli("doctor", "--facts", str(report))
     wall = time.monotonic() - start
@@ -220,6 +256,7 @@ def test_an_interpreter_that_prints_no_report_is_one_line(tmp_path: Path) -> Non
 
 # --- the probe under old interpreters ------------------------------------------------------
 
+
 @pytest.mark.parametrize("minor", ["2.7", "3.6"])
 def test_probe_runs_under_old_pythons(minor: str, tmp_path: Path) -> None:
     python = pyenv_or_skip(minor)
@@ -234,31 +271,46 @@ def test_probe_reports_a_broken_theanorc_as_file_and_line(tmp_path: Path) -> Non
     rc.write_text("[global]\nfloatX = float32\nthis is not a key\n", encoding="utf-8")
     proc = run_cli("doctor", cwd=tmp_path, THEANORC=str(rc))
     assert proc.returncode == 2
-    assert proc.stderr.strip() == (f"gpuforge: error: {rc}:3: invalid Theano config file: "
-                                   "not a `key = value` line: 'this is not a key'")
+    assert proc.stderr.strip() == (
+        f"gpuforge: error: {rc}:3: invalid Theano config file: not a `key = value` line: 'this is not a key'"
+    )
 
 
 # --- safe fixes, on files -----------------------------------------------------------------
 
+
 def test_ini_edits_keep_everything_else() -> None:
     text = "# mine\n[global]\ndevice = gpu\n\n[nvcc]\nfastmath = True\n"
-    assert doctor.ini_set(text, "device", "cuda", line=3) == "# mine\n[global]\ndevice = cuda\n\n" \
+    assert (
+        doctor.ini_set(text, "device", "cuda", line=3) == "# mine\n[global]\ndevice = cuda\n\n"
         "[nvcc]\nfastmath = True\n"
+    )
     assert doctor.ini_set(text, "floatX", "float32").splitlines()[2:4] == ["device = gpu", "floatX = float32"]
     assert doctor.ini_set(text, "blas.ldflags", "").endswith("[blas]\nldflags =\n")
     assert doctor.ini_comment(text, 6, "gone").splitlines()[-1] == "# fastmath = True    # gone"
 
 
-@pytest.mark.parametrize("name, text, expected", [
-    ("requirements.txt", "Theano==1.0.5\nnumpy==1.24.4  # newest\nscipy\n",
-     "Theano==1.0.5\nnumpy<1.24\nscipy\n"),
-    ("requirements.txt", "Theano==1.0.5\n", "Theano==1.0.5\nnumpy<1.24\n"),
-    ("environment.yml", "name: t\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - numpy=1.24\n"
-     "  - theano\n", "name: t\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - numpy<1.24\n"
-     "  - theano\n"),
-    ("environment.yml", "dependencies:\n  - python=3.11\n  - pip:\n    - Theano==1.0.5\n",
-     "dependencies:\n  - python=3.11\n  - numpy<1.24\n  - pip:\n    - Theano==1.0.5\n"),
-])
+@pytest.mark.parametrize(
+    "name, text, expected",
+    [
+        (
+            "requirements.txt",
+            "Theano==1.0.5\nnumpy==1.24.4  # newest\nscipy\n",
+            "Theano==1.0.5\nnumpy<1.24\nscipy\n",
+        ),
+        ("requirements.txt", "Theano==1.0.5\n", "Theano==1.0.5\nnumpy<1.24\n"),
+        (
+            "environment.yml",
+            "name: t\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - numpy=1.24\n  - theano\n",
+            "name: t\nchannels: [conda-forge]\ndependencies:\n  - python=3.11\n  - numpy<1.24\n  - theano\n",
+        ),
+        (
+            "environment.yml",
+            "dependencies:\n  - python=3.11\n  - pip:\n    - Theano==1.0.5\n",
+            "dependencies:\n  - python=3.11\n  - numpy<1.24\n  - pip:\n    - Theano==1.0.5\n",
+        ),
+    ],
+)
 def test_pin_in_env_file(name: str, text: str, expected: str) -> None:
     assert doctor.pin_in_env_file(text, Path(name), "numpy", "<1.24") == expected
 
@@ -268,8 +320,9 @@ def test_a_broken_env_file_is_a_located_error(tmp_path: Path) -> None:
     env.write_text("dependencies:\n  - numpy=1.24\n - bad\n", encoding="utf-8")
     log = tmp_path / "log.txt"
     log.write_text("AttributeError: module 'numpy' has no attribute 'bool'.\n", encoding="utf-8")
-    proc = run_cli("doctor", "--log", str(log), "--fix", "--env-file", str(env),
-                   THEANORC=str(tmp_path / "rc"))
+    proc = run_cli(
+        "doctor", "--log", str(log), "--fix", "--env-file", str(env), THEANORC=str(tmp_path / "rc")
+    )
     assert proc.returncode == 2 and proc.stderr.startswith(f"gpuforge: error: {env}:")
     assert env.read_text(encoding="utf-8").endswith(" - bad\n")
     assert not (tmp_path / "environment.yml.bak").exists()
@@ -279,8 +332,10 @@ def test_fix_from_a_pasted_log_writes_theanorc_with_a_backup(tmp_path: Path) -> 
     rc = tmp_path / "theanorc"
     rc.write_text("[global]\ndevice = gpu0\nfloatX = float32\n", encoding="utf-8")
     log = tmp_path / "log.txt"
-    log.write_text("ValueError: You are tring to use the old GPU back-end. It was removed from Theano.\n",
-                   encoding="utf-8")
+    log.write_text(
+        "ValueError: You are tring to use the old GPU back-end. It was removed from Theano.\n",
+        encoding="utf-8",
+    )
     proc = run_cli("doctor", "--log", str(log), "--fix", THEANORC=str(rc), THEANO_FLAGS="")
     assert proc.returncode == 1, proc.stderr
     assert f"+++ {rc} (after: old_device_flag)" in proc.stdout and "+device = cuda0" in proc.stdout
@@ -291,8 +346,14 @@ def test_fix_from_a_pasted_log_writes_theanorc_with_a_backup(tmp_path: Path) -> 
 def test_fix_never_writes_over_theano_flags(tmp_path: Path) -> None:
     log = tmp_path / "log.txt"
     log.write_text("ValueError: You are tring to use the old GPU back-end.\n", encoding="utf-8")
-    proc = run_cli("doctor", "--log", str(log), "--fix", THEANORC=str(tmp_path / "rc"),
-                   THEANO_FLAGS="floatX=float32,device=gpu")
+    proc = run_cli(
+        "doctor",
+        "--log",
+        str(log),
+        "--fix",
+        THEANORC=str(tmp_path / "rc"),
+        THEANO_FLAGS="floatX=float32,device=gpu",
+    )
     assert 'set THEANO_FLAGS="floatX=float32,device=cuda"' in proc.stdout
     assert not (tmp_path / "rc").exists()
 
@@ -303,8 +364,10 @@ def test_catalog_text_is_not_cut_by_yaml_comments() -> None:
         assert not re.search(r"\b(Theano|libgpuarray|mxnet|pymc|numpy)$", e.source), (e.id, e.source)
 
 
-@pytest.mark.parametrize("encoding, bom", [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"),
-                                           ("utf-16-le", b""), ("utf-8", b"\xef\xbb\xbf")])
+@pytest.mark.parametrize(
+    "encoding, bom",
+    [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-16-le", b""), ("utf-8", b"\xef\xbb\xbf")],
+)
 def test_logs_saved_by_windows_tools_are_text(tmp_path: Path, encoding: str, bom: bytes) -> None:
     """PowerShell's `>` writes UTF-16 LE with a BOM; other tools UTF-16 without one or UTF-8 with a BOM."""
     _, text = read_case(LOGS / "fm_mx_winerror126.txt")
@@ -319,10 +382,14 @@ def test_localized_windows_messages_match_by_number_and_shape() -> None:
     """The error number and the exception's shape do not change with the language."""
     from gpuforge.doctor.normalize import normalize
 
-    assert normalize("OSError: [WinError 126] 找不到指定的模块。 Error loading \"x.dll\"") == \
-        "OSError: [WinError 126] The specified module could not be found. Error loading \"x.dll\""
-    assert normalize("WindowsError: [Error 193] %1 n'est pas une application Win32 valide.") == \
-        "OSError: [WinError 193] %1 is not a valid Win32 application."
+    assert (
+        normalize('OSError: [WinError 126] 找不到指定的模块。 Error loading "x.dll"')
+        == 'OSError: [WinError 126] The specified module could not be found. Error loading "x.dll"'
+    )
+    assert (
+        normalize("WindowsError: [Error 193] %1 n'est pas une application Win32 valide.")
+        == "OSError: [WinError 193] %1 is not a valid Win32 application."
+    )
     german = "ImportError: DLL load failed while importing _C: Die angegebene Prozedur wurde nicht gefunden."
     assert normalize(german) == "ImportError: DLL load failed: The specified procedure could not be found."
     py3 = "ModuleNotFoundError: No module named 'torch._C'"
@@ -331,8 +398,10 @@ def test_localized_windows_messages_match_by_number_and_shape() -> None:
     french = "cudnn.h:63:26: erreur fatale: driver_types.h : Aucun fichier ou dossier de ce type"
     assert normalize(french) == "cudnn.h:63:26: fatal error: driver_types.h: No such file or directory"
     ctypes_38 = "FileNotFoundError: Could not find module 'C:\\t\\c10.dll' (or one of its dependencies)"
-    assert normalize(ctypes_38) == ("FileNotFoundError: [WinError 126] The specified module could not be "
-                                    'found. Error loading "C:\\t\\c10.dll" or one of its dependencies')
+    assert normalize(ctypes_38) == (
+        "FileNotFoundError: [WinError 126] The specified module could not be "
+        'found. Error loading "C:\\t\\c10.dll" or one of its dependencies'
+    )
 
 
 def test_a_cause_is_named_before_its_consequence() -> None:
@@ -353,25 +422,31 @@ def test_a_cut_paste_is_said_to_be_cut() -> None:
     _, whole = read_case(LOGS / "upstream_pygpu_import_6429.txt")
     assert "Traceback (most recent call last)" in whole
     assert doctor.doctor_log(whole).notes == ()
-    cut = whole[:whole.rindex('  File "')] + '  File "/usr/lib/python3/dist-packages/pygpu/x.py", line 7\n'
+    cut = whole[: whole.rindex('  File "')] + '  File "/usr/lib/python3/dist-packages/pygpu/x.py", line 7\n'
     assert doctor.doctor_log(cut).notes == (doctor.CUT_NOTE,)
-    stdin = ('Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
-             "ImportError: No module named x\n")
+    stdin = (
+        'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+        "ImportError: No module named x\n"
+    )
     assert doctor.doctor_log(stdin).notes == ()
 
 
 def test_a_paste_cut_where_torch_loads_its_dlls_lists_the_candidates() -> None:
     """pytorch #28363's frame as Python prints it, the paste cut before the exception line."""
-    text = ('Traceback (most recent call last):\n  File "C:\\Users\\me\\.conda\\envs\\py3\\lib\\site-packages'
-            '\\torch\\__init__.py", line 81, in <module>\n    from torch._C import *\n')
+    text = (
+        'Traceback (most recent call last):\n  File "C:\\Users\\me\\.conda\\envs\\py3\\lib\\site-packages'
+        '\\torch\\__init__.py", line 81, in <module>\n    from torch._C import *\n'
+    )
     first = diagnose_text(text)[0]
     assert doctor.looks_cut(text) and first.id == "dll_load_failed" and first.undecided
 
 
 def test_only_the_placeholders_mean_no_wheel_for_this_python() -> None:
     """pip listing real torch versions besides 0.1.2 is another failure (yuzhimanhua/Multi-BioNER #21)."""
-    real = ("ERROR: Could not find a version that satisfies the requirement torch==0.3.1 (from versions: "
-            "0.1.2, 0.1.2.post1, 0.1.2.post2, 1.7.0, 1.7.1, 1.8.0, 1.8.1, 1.9.0, 1.9.1, 1.10.0)")
+    real = (
+        "ERROR: Could not find a version that satisfies the requirement torch==0.3.1 (from versions: "
+        "0.1.2, 0.1.2.post1, 0.1.2.post2, 1.7.0, 1.7.1, 1.8.0, 1.8.1, 1.9.0, 1.9.1, 1.10.0)"
+    )
     assert diagnose_text(real) == []
     _, placeholders = read_case(LOGS / "upstream_win32_placeholders_alphapose_543.txt")
     assert diagnose_text(placeholders)[0].id == "win32"

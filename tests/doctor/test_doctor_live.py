@@ -32,10 +32,27 @@ pytestmark = pytest.mark.slow
 
 # Catalog entries reproduced for real here (test_doctor checks every entry has a test).
 REPRODUCED = {
-    "numpy_aliases", "blas_opt_info", "old_device_flag", "old_backend_keys", "gxx_missing",
-    "gpuarray_needs_cxx", "foreign_gxx", "pygpu_import", "pygpu_load_lib", "compile_lock",
-    "torch_C_shadow", "module_shadow", "env_mismatch", "conda_eof", "mp_spawn", "float64_gpu",
-    "old_check_script", "python_32bit", "gpuarray_headers", "opencl_gemv_beta0", "opencl_blas_missing",
+    "numpy_aliases",
+    "blas_opt_info",
+    "old_device_flag",
+    "old_backend_keys",
+    "gxx_missing",
+    "gpuarray_needs_cxx",
+    "foreign_gxx",
+    "pygpu_import",
+    "pygpu_load_lib",
+    "compile_lock",
+    "torch_C_shadow",
+    "module_shadow",
+    "env_mismatch",
+    "conda_eof",
+    "mp_spawn",
+    "float64_gpu",
+    "old_check_script",
+    "python_32bit",
+    "gpuarray_headers",
+    "opencl_gemv_beta0",
+    "opencl_blas_missing",
     "two_theano_installs",
 }
 GPU_CHECKS = str(ROOT / "src" / "gpuforge" / "inside" / "gpu_checks.py")
@@ -60,8 +77,15 @@ def cpu() -> TargetEnv:
     return _target("cpu")
 
 
-def env_for(target: TargetEnv, *, flags: tuple[str, ...] = (), drop: tuple[str, ...] = (),
-            theanorc: Path | None = None, path: str | None = None, **extra: str) -> dict[str, str]:
+def env_for(
+    target: TargetEnv,
+    *,
+    flags: tuple[str, ...] = (),
+    drop: tuple[str, ...] = (),
+    theanorc: Path | None = None,
+    path: str | None = None,
+    **extra: str,
+) -> dict[str, str]:
     """The target's environment as if activated, with Theano flags changed."""
     env = target.env()
     kept = [f for f in env["THEANO_FLAGS"].split(",") if f.split("=", 1)[0] not in drop]
@@ -95,6 +119,7 @@ def evidence(data: dict, entry_id: str) -> str:
 
 # --- healthy ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["cpu", "opencl"])
 def test_healthy_targets_find_nothing(name: str, tmp_path: Path) -> None:
     target = _target(name)
@@ -106,6 +131,7 @@ def test_healthy_targets_find_nothing(name: str, tmp_path: Path) -> None:
 
 
 # --- Theano configuration -------------------------------------------------------------------------
+
 
 def test_old_device_flag_then_no_driver_then_opencl(opencl: TargetEnv, tmp_path: Path) -> None:
     rc = tmp_path / "theanorc"
@@ -132,19 +158,23 @@ def test_pygpu_load_lib_without_a_driver(opencl: TargetEnv, tmp_path: Path) -> N
 def test_old_backend_keys_are_moved(opencl: TargetEnv, tmp_path: Path) -> None:
     """Seeds 002/003: `lib.cnmem` and `[nvcc] fastmath` from the old backend."""
     rc = tmp_path / "theanorc"
-    rc.write_text("[global]\nfloatX = float32\n\n[lib]\ncnmem = 64\n\n[nvcc]\nfastmath = True\n",
-                  encoding="utf-8")
+    rc.write_text(
+        "[global]\nfloatX = float32\n\n[lib]\ncnmem = 64\n\n[nvcc]\nfastmath = True\n", encoding="utf-8"
+    )
     env = env_for(opencl, theanorc=rc)
     ids, data = doctor(opencl.python, env, tmp_path)
-    assert ids == ["old_backend_keys"] and evidence(data, "old_backend_keys") == \
-        "derived.old_backend_keys = lib.cnmem, nvcc.fastmath"
+    assert (
+        ids == ["old_backend_keys"]
+        and evidence(data, "old_backend_keys") == "derived.old_backend_keys = lib.cnmem, nvcc.fastmath"
+    )
     ids, _ = doctor(opencl.python, env, tmp_path, "--fix")
     assert ids == []
     assert rc.read_text(encoding="utf-8") == (
         "[global]\nfloatX = float32\n\n[lib]\n"
         "# cnmem = 64    # gpuforge: old backend key, now gpuarray.preallocate\n\n[nvcc]\n"
         "# fastmath = True    # gpuforge: old backend key, ignored by Theano 1.0\n\n"
-        "[gpuarray]\npreallocate = 64\n")
+        "[gpuarray]\npreallocate = 64\n"
+    )
     assert (tmp_path / "theanorc.bak").read_text(encoding="utf-8").count("cnmem = 64") == 1
 
 
@@ -165,8 +195,9 @@ def test_float64_on_the_gpu(opencl: TargetEnv, tmp_path: Path) -> None:
     assert ids == ["float64_gpu"] and "derived.floatX = float64" in evidence(data, "float64_gpu")
     # Theano's own warning, from a real graph: the text names the same failure
     script = "import theano.tensor as T\nT.dvector('x')\n"
-    out = subprocess.run([str(opencl.python), "-c", script], capture_output=True, text=True, env=env,
-                         cwd=tmp_path)
+    out = subprocess.run(
+        [str(opencl.python), "-c", script], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
     log = tmp_path / "run.log"
     log.write_text(out.stdout + out.stderr, encoding="utf-8")
     assert log_ids(log)[0] == "float64_gpu"
@@ -176,13 +207,21 @@ def test_float64_on_the_gpu(opencl: TargetEnv, tmp_path: Path) -> None:
 
 def test_a_float64_update_of_a_float32_shared_variable(cpu: TargetEnv, tmp_path: Path) -> None:
     """Theano #4297's TypeError for real: floatX=float64 makes `0.1 * w` float64 for a float32 w."""
-    script = ("import numpy, theano\nw = theano.shared(numpy.zeros(3, dtype='float32'))\n"
-              "theano.function([], [], updates=[(w, w - 0.1 * w)])\nprint('compiled')\n")
+    script = (
+        "import numpy, theano\nw = theano.shared(numpy.zeros(3, dtype='float32'))\n"
+        "theano.function([], [], updates=[(w, w - 0.1 * w)])\nprint('compiled')\n"
+    )
     runs = {}
     for floatx in ("float64", "float32"):
         env = env_for(cpu, drop=("floatX",), flags=(f"floatX={floatx}",))
-        runs[floatx] = subprocess.run([str(cpu.python), "-c", script], capture_output=True, text=True,
-                                      env=env, cwd=tmp_path, timeout=300)
+        runs[floatx] = subprocess.run(
+            [str(cpu.python), "-c", script],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=300,
+        )
     log = tmp_path / "run.log"
     log.write_text(runs["float64"].stdout + runs["float64"].stderr, encoding="utf-8")
     assert "An update must have the same type as the original shared variable" in log.read_text()
@@ -200,6 +239,7 @@ def test_opencl_gemv_needs_the_exclusion(opencl: TargetEnv, tmp_path: Path) -> N
 
 # --- compilers ----------------------------------------------------------------------------
 
+
 def test_gxx_missing_from_path(opencl: TargetEnv, tmp_path: Path) -> None:
     if not Path("/usr/bin/g++").exists():
         pytest.skip("needs /usr/bin/g++: `sudo apt-get install -y g++`")
@@ -210,8 +250,9 @@ def test_gxx_missing_from_path(opencl: TargetEnv, tmp_path: Path) -> None:
     assert "g++ not detected" in evidence(data, "gxx_missing")
     proc = run_cli("doctor", "--python", str(opencl.python), cwd=tmp_path, **env)
     assert "The new gpu-backend need a c++ compiler" not in proc.stdout  # the wrapper yields
-    facts_log = subprocess.run([str(opencl.python), "-c", "import theano"], capture_output=True, text=True,
-                               env=env, cwd=tmp_path).stderr
+    facts_log = subprocess.run(
+        [str(opencl.python), "-c", "import theano"], capture_output=True, text=True, env=env, cwd=tmp_path
+    ).stderr
     assert "The new gpu-backend need a c++ compiler" in facts_log  # ... although Theano printed it
     ids, _ = doctor(opencl.python, env, tmp_path, "--fix")
     assert rc.read_text(encoding="utf-8") == "[global]\ncxx = /usr/bin/g++\n"
@@ -238,8 +279,10 @@ def test_foreign_gxx_first_on_path(opencl: TargetEnv, tmp_path: Path) -> None:
 
 
 def _unshare_ok() -> bool:
-    return shutil.which("unshare") is not None and \
-        subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
+    return (
+        shutil.which("unshare") is not None
+        and subprocess.run(["unshare", "-m", "true"], capture_output=True).returncode == 0
+    )
 
 
 def test_opencl_blas_missing_without_clblast(opencl: TargetEnv, tmp_path: Path) -> None:
@@ -251,15 +294,25 @@ def test_opencl_blas_missing_without_clblast(opencl: TargetEnv, tmp_path: Path) 
     empty.write_bytes(b"")
     hide = "".join(f"mount --bind {empty} {lib} && " for lib in libs) + 'exec "$@"'
     env = env_for(opencl, drop=("optimizer_excluding",))
-    run = subprocess.run(["unshare", "-m", "sh", "-c", hide, "sh", str(opencl.python), GPU_CHECKS, "logreg",
-                          "--steps", "2"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    run = subprocess.run(
+        ["unshare", "-m", "sh", "-c", hide, "sh", str(opencl.python), GPU_CHECKS, "logreg", "--steps", "2"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert "Missing Blas library" in run.stdout, run.stderr
     log = tmp_path / "logreg.log"
     log.write_text(run.stdout, encoding="utf-8")
     assert log_ids(log)[:1] == ["opencl_blas_missing"]
     fixed = env_for(opencl)  # the fix without CLBlast: Gemv stays on the CPU
-    run = subprocess.run(["unshare", "-m", "sh", "-c", hide, "sh", str(opencl.python), GPU_CHECKS, "logreg",
-                          "--steps", "2"], capture_output=True, text=True, cwd=tmp_path, env=fixed)
+    run = subprocess.run(
+        ["unshare", "-m", "sh", "-c", hide, "sh", str(opencl.python), GPU_CHECKS, "logreg", "--steps", "2"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=fixed,
+    )
     assert "Missing Blas library" not in run.stdout and '"gemv_on": "cpu"' in run.stdout, run.stdout[-2000:]
 
 
@@ -271,18 +324,22 @@ def test_gpuarray_headers_outside_the_prefix(opencl: TargetEnv, tmp_path: Path) 
     shutil.copytree("/usr/include/gpuarray", headers / "gpuarray")
     (tmp_path / "empty").mkdir()
     env = env_for(opencl, flags=(f"base_compiledir={tmp_path / 'compiledir'}",))
-    hide = f"mount --bind {tmp_path / 'empty'} /usr/include/gpuarray && exec \"$@\""
+    hide = f'mount --bind {tmp_path / "empty"} /usr/include/gpuarray && exec "$@"'
     host = [sys.executable, "-m", "gpuforge", "doctor", "--python", str(opencl.python), "--json"]
     from conftest import cli_env
 
     def hidden(cmd: list[str], flags: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["unshare", "-m", "sh", "-c", hide, "sh", *cmd], capture_output=True, text=True,
-                              cwd=tmp_path, env=cli_env(**dict(env, THEANO_FLAGS=flags)))
+        return subprocess.run(
+            ["unshare", "-m", "sh", "-c", hide, "sh", *cmd],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=cli_env(**dict(env, THEANO_FLAGS=flags)),
+        )
 
     broken = hidden(host, env["THEANO_FLAGS"])
     assert [f["id"] for f in json.loads(broken.stdout)["findings"]] == ["gpuarray_headers"], broken.stderr
-    compile_ = hidden([str(opencl.python), GPU_CHECKS, "exp",
-                       "--iters", "2"], env["THEANO_FLAGS"])
+    compile_ = hidden([str(opencl.python), GPU_CHECKS, "exp", "--iters", "2"], env["THEANO_FLAGS"])
     assert "fatal error: gpuarray/array.h: No such file or directory" in compile_.stdout
     log = tmp_path / "compile.log"
     log.write_text(compile_.stdout, encoding="utf-8")
@@ -296,6 +353,7 @@ def test_gpuarray_headers_outside_the_prefix(opencl: TargetEnv, tmp_path: Path) 
 
 # --- pygpu and packages --------------------------------------------------------------------------------
 
+
 def test_pygpu_import_when_pygpu_is_not_in_the_env(opencl: TargetEnv, tmp_path: Path) -> None:
     """A venv without the system site packages, where Debian's pygpu lives."""
     venv = tmp_path / "venv"
@@ -303,16 +361,20 @@ def test_pygpu_import_when_pygpu_is_not_in_the_env(opencl: TargetEnv, tmp_path: 
     site = next(venv.glob("lib/python3*/site-packages"))
     target_site = next(opencl.root.glob("lib/python3*/site-packages"))
     (site / "a_target.pth").write_text(f"{target_site}\n", encoding="utf-8")  # numpy, scipy, Theano
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "six==1.16.0"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "six==1.16.0"],
+        check=True,
+        capture_output=True,
+    )
     python = venv / "bin" / "python"
     env = env_for(opencl, path=f"{venv / 'bin'}:{os.environ['PATH']}")
     ids, data = doctor(python, env, tmp_path)
     assert ids == ["pygpu_import"]
     assert "pygpu was configured but could not be imported" in evidence(data, "pygpu_import")
     cfg = venv / "pyvenv.cfg"  # the fix: make Debian's python3-pygpu visible
-    cfg.write_text(cfg.read_text().replace("include-system-site-packages = false",
-                                           "include-system-site-packages = true"))
+    cfg.write_text(
+        cfg.read_text().replace("include-system-site-packages = false", "include-system-site-packages = true")
+    )
     assert doctor(python, env, tmp_path)[0] == []
 
 
@@ -320,8 +382,9 @@ def test_numpy_124_then_blas_then_healthy(tmp_path: Path) -> None:
     """Debian's numpy 1.24 under Theano: pin it in requirements.txt, reinstall, fix BLAS, done."""
     if not Path("/usr/bin/python3").exists():
         pytest.skip("needs the system python3 (/usr/bin/python3)")
-    check = subprocess.run(["/usr/bin/python3", "-c", "import numpy; print(numpy.__version__)"],
-                           capture_output=True, text=True)
+    check = subprocess.run(
+        ["/usr/bin/python3", "-c", "import numpy; print(numpy.__version__)"], capture_output=True, text=True
+    )
     if check.returncode != 0 or not check.stdout.startswith("1.24"):
         pytest.skip("needs Debian 12's python3-numpy 1.24: `sudo apt-get install -y python3-numpy`")
     venv = tmp_path / "venv"
@@ -331,8 +394,12 @@ def test_numpy_124_then_blas_then_healthy(tmp_path: Path) -> None:
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     subprocess.run([*pip, "-r", str(reqs)], check=True, capture_output=True)
     rc = tmp_path / "theanorc"
-    env = dict(os.environ, THEANORC=str(rc), PATH=f"{venv / 'bin'}:{os.environ['PATH']}",
-               THEANO_FLAGS=f"base_compiledir={tmp_path / 'compiledir'}")
+    env = dict(
+        os.environ,
+        THEANORC=str(rc),
+        PATH=f"{venv / 'bin'}:{os.environ['PATH']}",
+        THEANO_FLAGS=f"base_compiledir={tmp_path / 'compiledir'}",
+    )
     python = venv / "bin" / "python"
     ids, data = doctor(python, env, tmp_path)
     assert ids == ["numpy_aliases"]
@@ -348,12 +415,21 @@ def test_numpy_124_then_blas_then_healthy(tmp_path: Path) -> None:
 
 # --- processes, files, PATH --------------------------------------------------------------------------------
 
+
 def test_compile_lock_held_by_another_process(cpu: TargetEnv, tmp_path: Path) -> None:
     env = env_for(cpu, flags=(f"base_compiledir={tmp_path / 'compiledir'}",))
     holder = subprocess.Popen(
-        [str(cpu.python), "-c", "import sys, time, theano.gof.compilelock as c; c.get_lock(); "
-         "print('locked', flush=True); time.sleep(120)"],
-        stdout=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+        [
+            str(cpu.python),
+            "-c",
+            "import sys, time, theano.gof.compilelock as c; c.get_lock(); "
+            "print('locked', flush=True); time.sleep(120)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         ids, data = doctor(cpu.python, env, tmp_path)
@@ -372,8 +448,9 @@ def test_torch_py_and_theano_py_shadow_packages(tmp_path: Path) -> None:
     script = tmp_path / "train.py"
     script.write_text("import torch\nprint(torch.rand(2).shape)\n", encoding="utf-8")
     (tmp_path / "torch.py").write_text("# my notes on torch\nimport torch\n", encoding="utf-8")
-    run = subprocess.run([str(torch.python), str(script)], capture_output=True, text=True, cwd=tmp_path,
-                         env=env)
+    run = subprocess.run(
+        [str(torch.python), str(script)], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
     assert run.returncode == 1 and "module 'torch' has no attribute 'rand'" in run.stderr
     (tmp_path / "theano.py").write_text("print('my theano notes')\n", encoding="utf-8")
     ids, data = doctor(torch.python, env, tmp_path)
@@ -383,16 +460,18 @@ def test_torch_py_and_theano_py_shadow_packages(tmp_path: Path) -> None:
     (tmp_path / "torch.py").rename(tmp_path / "torch_notes.py")  # the fix: rename them
     (tmp_path / "theano.py").rename(tmp_path / "theano_notes.py")
     assert doctor(torch.python, env, tmp_path)[0] == []
-    run = subprocess.run([str(torch.python), str(script)], capture_output=True, text=True, cwd=tmp_path,
-                         env=env)
+    run = subprocess.run(
+        [str(torch.python), str(script)], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
     assert run.returncode == 0 and "torch.Size([2])" in run.stdout, run.stderr
 
 
 def test_torch_py_run_as_a_script_names_the_shadow(opencl: TargetEnv, tmp_path: Path) -> None:
     """`python torch.py` imports itself as torch: the traceback alone names the failure."""
     (tmp_path / "torch.py").write_text("import torch\nprint(torch.rand(2))\n", encoding="utf-8")
-    run = subprocess.run([str(opencl.python), "torch.py"], capture_output=True, text=True, cwd=tmp_path,
-                         env=env_for(opencl))
+    run = subprocess.run(
+        [str(opencl.python), "torch.py"], capture_output=True, text=True, cwd=tmp_path, env=env_for(opencl)
+    )
     assert "partially initialized module 'torch' has no attribute 'rand'" in run.stderr
     log = tmp_path / "run.log"
     log.write_text(run.stderr, encoding="utf-8")
@@ -407,8 +486,9 @@ def test_env_mismatch_python_and_pip_from_two_envs(opencl: TargetEnv, tmp_path: 
     python = lone / "bin" / "python"
     ids, data = doctor(python, env, tmp_path)
     assert ids == ["env_mismatch"]
-    assert evidence(data, "env_mismatch").startswith(f"derived.env_mismatch = python is {python} but pip is "
-                                                     f"{opencl.root / 'bin' / 'pip'}")
+    assert evidence(data, "env_mismatch").startswith(
+        f"derived.env_mismatch = python is {python} but pip is {opencl.root / 'bin' / 'pip'}"
+    )
     subprocess.run([str(python), "-m", "ensurepip", "--default-pip"], check=True, capture_output=True)
     assert doctor(python, env, tmp_path)[0] == []
 
@@ -426,8 +506,10 @@ def _tar_bz2(files: dict[str, bytes]) -> bytes:
 def test_conda_eof_a_cut_package_in_pkgs(opencl: TargetEnv, tmp_path: Path) -> None:
     pkgs = tmp_path / "pkgs"
     pkgs.mkdir()
-    payload = {"info/index.json": b'{"name": "pytorch", "version": "0.4.0"}',
-               "Lib/site-packages/torch/lib/torch.dll": os.urandom(3_000_000)}
+    payload = {
+        "info/index.json": b'{"name": "pytorch", "version": "0.4.0"}',
+        "Lib/site-packages/torch/lib/torch.dll": os.urandom(3_000_000),
+    }
     whole = _tar_bz2(payload)
     (pkgs / "six-1.16.0-py_0.tar.bz2").write_bytes(_tar_bz2({"info/index.json": b'{"name": "six"}'}))
     cut = pkgs / "pytorch-0.4.0-py36_cuda91_cudnn7he774522_1.tar.bz2"
@@ -452,12 +534,15 @@ def test_conda_eof_a_cut_package_in_pkgs(opencl: TargetEnv, tmp_path: Path) -> N
 def test_mp_spawn_without_the_main_guard(tmp_path: Path) -> None:
     """Windows' start method (spawn) re-imports a script that starts a process at module level."""
     script = tmp_path / "train.py"
-    start = ("mp.set_start_method('spawn', force=True)\np = mp.Process(target=work, args=(3,))\n"
-             "p.start()\np.join()\n")
+    start = (
+        "mp.set_start_method('spawn', force=True)\np = mp.Process(target=work, args=(3,))\n"
+        "p.start()\np.join()\n"
+    )
     head = "import multiprocessing as mp\n\n\ndef work(i):\n    print(i * i)\n\n\n"
     script.write_text(head + start, encoding="utf-8")
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path,
-                         timeout=60)
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
     log = tmp_path / "run.log"
     log.write_text(run.stdout + run.stderr, encoding="utf-8")
     assert log_ids(log) == ["mp_spawn"]
@@ -466,15 +551,16 @@ def test_mp_spawn_without_the_main_guard(tmp_path: Path) -> None:
     text = log.read_text(encoding="utf-8")
     frame = text.rindex("  File", 0, text.index("in get_preparation_data"))
     cut = tmp_path / "cut.log"
-    cut.write_text(text[frame:text.index("raise RuntimeError")], encoding="utf-8")
+    cut.write_text(text[frame : text.index("raise RuntimeError")], encoding="utf-8")
     excerpt = cut.read_text(encoding="utf-8")
     assert "_check_not_importing_main" in excerpt and "_fixup_main" not in excerpt
     assert "bootstrapping" not in excerpt
     assert log_ids(cut) == ["mp_spawn"]
     guarded = "def main():\n" + "".join(f"    {line}\n" for line in start.splitlines())
     script.write_text(head + guarded + "\n\nif __name__ == '__main__':\n    main()\n", encoding="utf-8")
-    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path,
-                         timeout=60)
+    run = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
     assert run.returncode == 0 and run.stdout.strip() == "9", run.stderr
     log.write_text(run.stdout + run.stderr, encoding="utf-8")
     assert run_cli("doctor", "--log", str(log)).returncode == 0
@@ -504,8 +590,13 @@ def test_old_check_script_says_cpu_on_the_gpu(opencl: TargetEnv, tmp_path: Path)
     for fixed, expected in (("", ["old_check_script"]), (" and ('Gpu' not in type(x.op).__name__)", [])):
         script = tmp_path / "check.py"
         script.write_text(SEED_CHECK.replace("{fixed}", fixed), encoding="utf-8")
-        run = subprocess.run([str(opencl.python), str(script)], capture_output=True, text=True, cwd=tmp_path,
-                             env=env_for(opencl))
+        run = subprocess.run(
+            [str(opencl.python), str(script)],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env_for(opencl),
+        )
         assert "GpuElemwise{exp,no_inplace}" in run.stdout, run.stderr
         log.write_text(run.stdout, encoding="utf-8")
         assert log_ids(log) == expected
@@ -524,9 +615,20 @@ def test_python_32bit(tmp_path: Path) -> None:
 def test_two_theano_installs_side_by_side(cpu: TargetEnv, tmp_path: Path) -> None:
     """A second real copy of the target's Theano (package and dist-info, as `pip install --target`
     leaves it) on PYTHONPATH: two installs, found from the probe's facts."""
-    site = Path(subprocess.run([str(cpu.python), "-c", "import theano, os; print(os.path.dirname("
-                                "os.path.dirname(theano.__file__)))"], capture_output=True, text=True,
-                               env=env_for(cpu), cwd=tmp_path, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [
+                str(cpu.python),
+                "-c",
+                "import theano, os; print(os.path.dirname(os.path.dirname(theano.__file__)))",
+            ],
+            capture_output=True,
+            text=True,
+            env=env_for(cpu),
+            cwd=tmp_path,
+            check=True,
+        ).stdout.strip()
+    )
     second = tmp_path / "user-site"
     shutil.copytree(site / "theano", second / "theano")
     for record in site.glob("[Tt]heano-*-info"):

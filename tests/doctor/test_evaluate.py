@@ -44,12 +44,24 @@ def test_the_tallies(tmp_path: Path) -> None:
     write(tmp_path, "unknown.txt", "y", "not_a_catalog_id", "nothing here\n")
     evaluation = evaluate([tmp_path])
     verdicts = {o.report.path.name: o.verdict for o in evaluation.whole}
-    assert verdicts == {"right.txt": "right", "wrong.txt": "wrong", "silent.txt": "abstained",
-                        "quiet.txt": "quiet", "alarm.txt": "wrong", "unknown.txt": "quiet"}
+    assert verdicts == {
+        "right.txt": "right",
+        "wrong.txt": "wrong",
+        "silent.txt": "abstained",
+        "quiet.txt": "quiet",
+        "alarm.txt": "wrong",
+        "unknown.txt": "quiet",
+    }
     tallies = evaluation.tallies(lambda r: r.source)
     everything = tallies["all"][0].as_json()
-    assert (everything["reports"], everything["in_catalog"], everything["first_right"],
-            everything["abstained"], everything["wrong"], everything["false_alarms"]) == (6, 3, 1, 1, 1, 1)
+    assert (
+        everything["reports"],
+        everything["in_catalog"],
+        everything["first_right"],
+        everything["abstained"],
+        everything["wrong"],
+        everything["false_alarms"],
+    ) == (6, 3, 1, 1, 1, 1)
     assert tallies["y"][0].in_catalog == 0 and tallies["y"][0].false_alarms == 1
 
 
@@ -62,12 +74,18 @@ def test_cross_validation_switches_off_the_patterns_of_the_reports_own_source(tm
     """gcc_too_new's nvcc wording was written from Theano's threads alone: scored cross-validated,
     a report posted on Theano's tracker is not caught by it, while the same text posted on another
     site is."""
-    text = ("/usr/local/cuda/include/host_config.h:119:2: error: #error -- unsupported GNU version! "
-            "gcc versions later than 5 are not supported!\n")
-    for name, url in (("own.txt", "https://github.com/Theano/Theano/issues/1"),
-                      ("elsewhere.txt", "https://stackoverflow.com/questions/1")):
-        (tmp_path / name).write_text(f"# url: {url}\n# source: s\n# expected: gcc_too_new\n# cause: c\n"
-                                     "# ---\n" + text, encoding="utf-8")
+    text = (
+        "/usr/local/cuda/include/host_config.h:119:2: error: #error -- unsupported GNU version! "
+        "gcc versions later than 5 are not supported!\n"
+    )
+    for name, url in (
+        ("own.txt", "https://github.com/Theano/Theano/issues/1"),
+        ("elsewhere.txt", "https://stackoverflow.com/questions/1"),
+    ):
+        (tmp_path / name).write_text(
+            f"# url: {url}\n# source: s\n# expected: gcc_too_new\n# cause: c\n# ---\n" + text,
+            encoding="utf-8",
+        )
     evaluation = evaluate([tmp_path / "own.txt", tmp_path / "elsewhere.txt"])
     own = evaluation.whole[0].report
     assert own.group == "theano/theano" and own.kind == "upstream"
@@ -83,7 +101,7 @@ def test_every_pattern_says_where_it_was_written_from() -> None:
             for origin in origins:
                 origin_group(origin)  # a report named must be in the corpus
                 if origin.startswith("repro: "):  # a reproduction named must be a test here
-                    path, _, name = origin[len("repro: "):].partition("::")
+                    path, _, name = origin[len("repro: ") :].partition("::")
                     assert f"def {name}(" in (REPORTS.parents[2] / path).read_text(encoding="utf-8"), origin
 
 
@@ -108,8 +126,11 @@ def test_a_rule_from_one_source_lands_only_with_a_text_from_another_or_a_reprodu
         groups = {origin_group(o) for origins in e.origins.values() for o in origins}
         if len(groups) != 1 or None in groups or e.id in reproduced:
             continue
-        others = [r for r in reports if r.expected == e.id and r.group not in groups
-                  and e.id in {f.id for f in diagnose_text(r.text)}]
+        others = [
+            r
+            for r in reports
+            if r.expected == e.id and r.group not in groups and e.id in {f.id for f in diagnose_text(r.text)}
+        ]
         if not others:
             lonely.append(f"{e.id} (only from {groups.pop()})")
     new = [x for x in lonely if x.split()[0] not in ONE_SOURCE_BEFORE_PROVENANCE]
@@ -135,7 +156,9 @@ def test_the_readmes_figures_are_a_run_of_this_catalog_on_this_corpus() -> None:
             fresh = {k: v for k, v in tally.as_json().items() if k not in TIMES}
             saved = {k: v for k, v in figures["kind"][kind][column].items() if k not in TIMES}
             assert fresh == saved, f"{kind} {column}: run `{redo}`, then `python docs/generate.py --update`"
-    fresh_verdicts = {f"{w.report.path.parent.name}/{w.report.path.name}": (w.verdict, c.verdict)
-                      for w, c in zip(evaluation.whole, evaluation.cross, strict=True)}
+    fresh_verdicts = {
+        f"{w.report.path.parent.name}/{w.report.path.name}": (w.verdict, c.verdict)
+        for w, c in zip(evaluation.whole, evaluation.cross, strict=True)
+    }
     saved_verdicts = {r["file"]: (r["verdict"], r["cross_verdict"]) for r in figures["reports"]}
     assert fresh_verdicts == saved_verdicts, f"run `{redo}`"

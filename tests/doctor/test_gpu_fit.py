@@ -15,8 +15,9 @@ from gpuforge.doctor import gpu_fit
 from gpuforge.smoke.mockgpu import build, nvidia
 
 SYSTEM_PYTHON = "/usr/bin/python3"
-LONG = pytest.mark.skipif(not os.environ.get("GPUFORGE_MOCKGPU_LONG"),
-                          reason="part of the long mock tier: `nox -s mockgpu`")
+LONG = pytest.mark.skipif(
+    not os.environ.get("GPUFORGE_MOCKGPU_LONG"), reason="part of the long mock tier: `nox -s mockgpu`"
+)
 
 
 def mock_env(tmp_path: Path, cc: str, driver: int, nvrtc: str) -> dict[str, str]:
@@ -31,8 +32,12 @@ def mock_env(tmp_path: Path, cc: str, driver: int, nvrtc: str) -> dict[str, str]
     for name in ("libcuda.so", "libcuda.so.1"):
         os.symlink(mocks / name, folder / name)
     os.symlink(real / nvidia.nvrtc(nvrtc).soname, folder / "libnvrtc.so")
-    return {"LD_LIBRARY_PATH": f"{folder}:{real}", "MOCK_CC": cc, "MOCK_DRIVER": str(driver),
-            "MOCK_LOG": str(tmp_path / "mock.log")}
+    return {
+        "LD_LIBRARY_PATH": f"{folder}:{real}",
+        "MOCK_CC": cc,
+        "MOCK_DRIVER": str(driver),
+        "MOCK_LOG": str(tmp_path / "mock.log"),
+    }
 
 
 def doctor_json(*args: str, **env: str) -> dict:
@@ -63,8 +68,10 @@ def test_nvrtc_newer_than_the_driver_is_named_before_anything_runs(tmp_path):
     report = doctor_json("--python", SYSTEM_PYTHON, **mock_env(tmp_path, "8.6", 12060, "12.9"))
     found = {f["id"]: f for f in report["findings"]}
     assert "ptx_newer_than_driver" in found, report
-    assert "NVRTC 12.9 writes PTX ISA 8.8; the driver (CUDA 12.6) loads up to 8.5" in \
-        found["ptx_newer_than_driver"]["evidence"]
+    assert (
+        "NVRTC 12.9 writes PTX ISA 8.8; the driver (CUDA 12.6) loads up to 8.5"
+        in found["ptx_newer_than_driver"]["evidence"]
+    )
 
 
 def test_cc86_driver560_in_the_cuda90_env_names_the_arch_problem_and_gpu_win64():

@@ -13,10 +13,16 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.evaluate import REPORTS, read_report
 
 # new entries proven on their labelled reports from several sources (test_doctor counts them)
-PROVEN_ON_REPORTS = {"omp_duplicate_runtime", "numpy_abi_mismatch", "numpy_aliases_other_package",
-                     "conda_network_unreachable",
-                     "numpy_alias_removed", "dataloader_shm_exhausted", "dataloader_worker_died",
-                     "mmcv_ops_missing"}
+PROVEN_ON_REPORTS = {
+    "omp_duplicate_runtime",
+    "numpy_abi_mismatch",
+    "numpy_aliases_other_package",
+    "conda_network_unreachable",
+    "numpy_alias_removed",
+    "dataloader_shm_exhausted",
+    "dataloader_worker_died",
+    "mmcv_ops_missing",
+}
 
 
 def text_of(name: str) -> str:
@@ -43,15 +49,19 @@ def first_findings() -> tuple[tuple[str, str, str, tuple[str, ...]], ...]:
 def test_new_entries_are_proven_on_reports_from_two_sources(entry_id: str) -> None:
     """A new entry is named first on labelled reports of two repositories or sites at least; an
     undecided one lists the labelled cause among its candidates there."""
-    groups = {group for group, expected, first, candidates in first_findings()
-              if first == entry_id and (expected == entry_id or expected in candidates)}
+    groups = {
+        group
+        for group, expected, first, candidates in first_findings()
+        if first == entry_id and (expected == entry_id or expected in candidates)
+    }
     assert len(groups) >= 2, groups
 
 
 def console_wrapped(text: str, width: int) -> str:
     """``text`` as a console copies it: every line cut each ``width`` characters, mid-word."""
-    return "\n".join(line[i:i + width] for line in text.split("\n")
-                     for i in range(0, max(len(line), 1), width))
+    return "\n".join(
+        line[i : i + width] for line in text.split("\n") for i in range(0, max(len(line), 1), width)
+    )
 
 
 def test_a_hard_wrapped_paste_splits_words_and_paths() -> None:
@@ -76,8 +86,13 @@ def test_redacted_process_ids() -> None:
 def test_curly_and_full_width_quotes_colons_and_brackets() -> None:
     text = text_of("b/qa_llamafactory-fbgemm-zh_96.txt")
     assert ids(text)[0] == "runtime_dll_beside_wheel"
-    damaged = (text.replace('"', "“", 1).replace('"', "”", 1).replace(": ", "：", 2)
-               .replace("[", "【").replace("]", "】"))
+    damaged = (
+        text.replace('"', "“", 1)
+        .replace('"', "”", 1)
+        .replace(": ", "：", 2)
+        .replace("[", "【")
+        .replace("]", "】")
+    )
     assert "【WinError" in damaged and "“" in damaged
     assert ids(damaged)[0] == "runtime_dll_beside_wheel"
 
@@ -91,17 +106,20 @@ def test_an_error_loading_line_without_its_winerror_prefix() -> None:
     # loading "torch\lib\caffe2_detectron_ops.dll"` (a fresh Windows without the VC++ runtime)
     assert ids(text_of("c/Djdefrag_caffe2-detectron-ops-fresh-win10-vcredist_9.txt"))[0] == "dll_missing"
     text = text_of("b/qa_kohya-fbgemm-de-libomp140_95.txt")
-    cut = text[text.index("Error loading"):]
+    cut = text[text.index("Error loading") :]
     assert "WinError" not in cut
     assert ids(cut)[0] == "runtime_dll_beside_wheel"
 
 
-@pytest.mark.parametrize("before, after", [
-    ("Привет! При запуске скрипта получаю ошибку:\n", "\nПомогите, пожалуйста, что делать?\n"),
-    ("Hallo, beim Start des Skripts bekomme ich diesen Fehler:\n", "\nWeiß jemand, woran das liegt?\n"),
-    ("実行すると次のエラーが出ます：\n", "\nどうすればいいですか？\n"),
-    ("运行时报错如下：\n", "\n请问怎么解决？\n"),
-])
+@pytest.mark.parametrize(
+    "before, after",
+    [
+        ("Привет! При запуске скрипта получаю ошибку:\n", "\nПомогите, пожалуйста, что делать?\n"),
+        ("Hallo, beim Start des Skripts bekomme ich diesen Fehler:\n", "\nWeiß jemand, woran das liegt?\n"),
+        ("実行すると次のエラーが出ます：\n", "\nどうすればいいですか？\n"),
+        ("运行时报错如下：\n", "\n请问怎么解决？\n"),
+    ],
+)
 def test_other_languages_around_an_english_error(before: str, after: str) -> None:
     text = text_of("c/carpedm20_torch-numpy-0xb-0xa_8.txt")
     assert ids(before + text + after)[0] == "numpy_abi_mismatch"
@@ -121,39 +139,59 @@ def test_a_numpy_abi_error_is_named_by_the_package_that_raised_it() -> None:
     assert "pygpu_numpy_abi" not in [f.id for f in torch]
     assert "numpy C API mismatch: torch" in torch[0].evidence
     from test_doctor import LOGS, read_case  # pygpu's own (Theano #6099, pygpu.test())
+
     _, pygpu = read_case(LOGS / "upstream_pygpu_numpy_abi_6099.txt")
     assert ids(pygpu)[0] == "pygpu_numpy_abi"
 
 
 # The same cause in another release's or platform's words: each text as its thread posted it.
 OTHER_WORDS = [
-    ("https://github.com/NVlabs/xmp/issues/4", "gcc_too_new",
-     "/usr/include/string.h: In function ‘void* __mempcpy_inline(void*, const void*, size_t)’:\n"
-     "/usr/include/string.h:652:42: error: ‘memcpy’ was not declared in this scope\n"
-     "   return (char *) memcpy (__dest, __src, __n) + __n;"),
-    ("https://github.com/BVLC/caffe/issues/2776", "gcc_too_new",
-     "[  2%] Building NVCC (Device) object src/caffe/CMakeFiles/cuda_compile.dir/util/"
-     "cuda_compile_generated_math_functions.cu.o\n"
-     "nvcc fatal   : The version ('60100') of the host compiler ('Apple clang') is not supported"),
-    ("https://github.com/cholla-hydro/cholla/issues/12", "gcc_too_new",
-     "nvcc fatal   : The version ('10.0') of the host compiler ('Apple clang') is not supported."),
-    ("https://github.com/pytorch/ort/issues/102", "mkl_threading",
-     "Error: mkl-service + Intel(R) MKL: MKL_THREADING_LAYER=INTEL is incompatible with libgomp.so.1 "
-     "library.\n\tTry to import numpy first or set the threading layer accordingly. Set "
-     "MKL_SERVICE_FORCE_INTEL to force it."),
-    ("https://github.com/junluan/shadow/issues/2", "cudnn8_theano",
-     "/home/zz/work/shadow/shadow/operators/kernels/conv.cu(178): error: identifier "
-     "\"CUDNN_CONVOLUTION_FWD_SPECIFY_WORKSPACE_LIMIT\" is undefined\n\n"
-     "/home/zz/work/shadow/shadow/operators/kernels/conv.cu(178): error: identifier "
-     "\"cudnnGetConvolutionForwardAlgorithm\" is undefined\n\n"
-     "2 errors detected in the compilation of \"/home/zz/work/shadow/shadow/operators/kernels/conv.cu\"."),
-    ("https://github.com/Sense-X/Co-DETR/issues/31", "mmcv_ops_missing",
-     "ModuleNotFoundError: No module named 'mmcv._ext'"),
+    (
+        "https://github.com/NVlabs/xmp/issues/4",
+        "gcc_too_new",
+        "/usr/include/string.h: In function ‘void* __mempcpy_inline(void*, const void*, size_t)’:\n"
+        "/usr/include/string.h:652:42: error: ‘memcpy’ was not declared in this scope\n"
+        "   return (char *) memcpy (__dest, __src, __n) + __n;",
+    ),
+    (
+        "https://github.com/BVLC/caffe/issues/2776",
+        "gcc_too_new",
+        "[  2%] Building NVCC (Device) object src/caffe/CMakeFiles/cuda_compile.dir/util/"
+        "cuda_compile_generated_math_functions.cu.o\n"
+        "nvcc fatal   : The version ('60100') of the host compiler ('Apple clang') is not supported",
+    ),
+    (
+        "https://github.com/cholla-hydro/cholla/issues/12",
+        "gcc_too_new",
+        "nvcc fatal   : The version ('10.0') of the host compiler ('Apple clang') is not supported.",
+    ),
+    (
+        "https://github.com/pytorch/ort/issues/102",
+        "mkl_threading",
+        "Error: mkl-service + Intel(R) MKL: MKL_THREADING_LAYER=INTEL is incompatible with libgomp.so.1 "
+        "library.\n\tTry to import numpy first or set the threading layer accordingly. Set "
+        "MKL_SERVICE_FORCE_INTEL to force it.",
+    ),
+    (
+        "https://github.com/junluan/shadow/issues/2",
+        "cudnn8_theano",
+        "/home/zz/work/shadow/shadow/operators/kernels/conv.cu(178): error: identifier "
+        '"CUDNN_CONVOLUTION_FWD_SPECIFY_WORKSPACE_LIMIT" is undefined\n\n'
+        "/home/zz/work/shadow/shadow/operators/kernels/conv.cu(178): error: identifier "
+        '"cudnnGetConvolutionForwardAlgorithm" is undefined\n\n'
+        '2 errors detected in the compilation of "/home/zz/work/shadow/shadow/operators/kernels/conv.cu".',
+    ),
+    (
+        "https://github.com/Sense-X/Co-DETR/issues/31",
+        "mmcv_ops_missing",
+        "ModuleNotFoundError: No module named 'mmcv._ext'",
+    ),
 ]
 
 
-@pytest.mark.parametrize("url, expected, text", OTHER_WORDS,
-                         ids=[u.split("github.com/")[1] for u, _, _ in OTHER_WORDS])
+@pytest.mark.parametrize(
+    "url, expected, text", OTHER_WORDS, ids=[u.split("github.com/")[1] for u, _, _ in OTHER_WORDS]
+)
 def test_the_same_cause_in_other_words(url: str, expected: str, text: str) -> None:
     assert ids(text)[:1] == [expected], url
 
@@ -161,20 +199,27 @@ def test_the_same_cause_in_other_words(url: str, expected: str, text: str) -> No
 def test_a_broken_pipe_without_the_dataloader_frames() -> None:
     """Only the user's loop over the loader and the BrokenPipeError (the tutorial's
     `for i, data in enumerate(trainloader, 0):`): the DataLoader's own frames were not pasted."""
-    text = ('Traceback (most recent call last):\n  File "cifar10_tutorial.py", line 171, in <module>\n'
-            "    for i, data in enumerate(trainloader, 0):\nBrokenPipeError: [Errno 32] Broken pipe")
+    text = (
+        'Traceback (most recent call last):\n  File "cifar10_tutorial.py", line 171, in <module>\n'
+        "    for i, data in enumerate(trainloader, 0):\nBrokenPipeError: [Errno 32] Broken pipe"
+    )
     assert ids(text)[:1] == ["broken_pipe"]
     # a broken pipe of a shell pipeline (`| head`) is not a DataLoader's
-    assert "broken_pipe" not in ids('  File "dump.py", line 3, in <module>\n    print(row)\n'
-                                    "BrokenPipeError: [Errno 32] Broken pipe")
+    assert "broken_pipe" not in ids(
+        '  File "dump.py", line 3, in <module>\n    print(row)\nBrokenPipeError: [Errno 32] Broken pipe'
+    )
 
 
 def test_a_conda_mirror_host_spelled_wrong_or_right() -> None:
     """HTTP 000 from a host a letter or a word away from a real mirror's is the .condarc; from the
     real host it is the network; from a host gpuforge does not know it stays undecided."""
+
     def first(host: str) -> str:
-        return ids(f"CondaHTTPError: HTTP 000 CONNECTION FAILED for url <https://{host}/anaconda/cloud/"
-                   "conda-forge/win-64/current_repodata.json>")[0]
+        return ids(
+            f"CondaHTTPError: HTTP 000 CONNECTION FAILED for url <https://{host}/anaconda/cloud/"
+            "conda-forge/win-64/current_repodata.json>"
+        )[0]
+
     assert first("mirrors.tua.tsinghua.edu.cn") == "channel_missing"
     assert first("nanomirrors.tuna.tsinghua.edu.cn") == "channel_missing"
     assert first("mirrors.tuna.tsinghua.edu.cn") == "conda_network_unreachable"

@@ -20,11 +20,21 @@ from gpuforge.inside import probe as probe_mod
 from gpuforge.smoke.targets import linux_path, windows_path
 
 # reproduced here on the Windows CPython, each diagnosed by the doctor
-REPRODUCED_ON_WINDOWS = {"gxx_missing", "nvcuda_missing", "old_backend_keys", "old_device_flag", "mp_spawn",
-                         "torch_C_shadow", "dll_missing", "path_spaces_nonascii"}
+REPRODUCED_ON_WINDOWS = {
+    "gxx_missing",
+    "nvcuda_missing",
+    "old_backend_keys",
+    "old_device_flag",
+    "mp_spawn",
+    "torch_C_shadow",
+    "dll_missing",
+    "path_spaces_nonascii",
+}
 MINGW = "x86_64-w64-mingw32-gcc"
-NO_MINGW = (f"no {MINGW} to cross-compile a Windows DLL: `apt-get install -y --no-install-recommends "
-            "gcc-mingw-w64-x86-64-win32` (ci/apt-packages.txt)")
+NO_MINGW = (
+    f"no {MINGW} to cross-compile a Windows DLL: `apt-get install -y --no-install-recommends "
+    "gcc-mingw-w64-x86-64-win32` (ci/apt-packages.txt)"
+)
 
 
 def _with(extra: dict[str, str]) -> dict[str, str]:
@@ -43,8 +53,7 @@ def wine_home(windows_env, tmp_path_factory):
     .theanorc files into is not the windows target's; yields its C:\\users\\<name> folder."""
     prefix = tmp_path_factory.mktemp("wineprefix")
     env = {"GPUFORGE_WINEPREFIX": str(prefix)}
-    proc = run_windows(windows_env.python, "-c", "import os; print(os.path.expanduser('~'))",
-                       env=_with(env))
+    proc = run_windows(windows_env.python, "-c", "import os; print(os.path.expanduser('~'))", env=_with(env))
     home = proc.stdout.strip()
     assert proc.returncode == 0 and home.startswith("C:\\users\\"), proc.stderr[-2000:]
     yield str(windows_env.python), prefix, linux_path(home, prefix), env
@@ -58,9 +67,13 @@ def test_doctor_probes_the_windows_python_through_wine(windows_env):
     assert facts["platform"]["sys_platform"] == "win32" and facts["python"]["bits"] == 64
     assert facts["compiledir"]["base"].endswith("\\AppData\\Local\\Theano")
     assert [Path(f["path"].replace("\\", "/")).name for f in facts["config"]["files"]] == [
-        ".theanorc", ".theanorc.txt"]  # Windows reads both
-    assert "g++ not available, if using conda: `conda install m2w64-toolchain`" in \
-        facts["imports"]["theano"]["log"]
+        ".theanorc",
+        ".theanorc.txt",
+    ]  # Windows reads both
+    assert (
+        "g++ not available, if using conda: `conda install m2w64-toolchain`"
+        in facts["imports"]["theano"]["log"]
+    )
     assert facts["cuda"]["driver"]["loaded"] is None
     assert [f.id for f in report.findings] == ["gxx_missing"]
     assert facts["derived"]["path_spaces_nonascii"] is None  # C:\users\root: nothing to name
@@ -90,8 +103,9 @@ def test_fix_writes_a_windows_theanorc_that_windows_theano_reads(wine_home):
         assert (home / ".theanorc.bak").read_text() == "[lib]\ncnmem = 0.8\n"
         after = proc.stdout.split("after the fixes:")[1]
         assert "[old_backend_keys]" not in after
-        check = run_windows(python, "-c", "import theano; print(theano.config.gpuarray.preallocate)",
-                            env=_with(env))
+        check = run_windows(
+            python, "-c", "import theano; print(theano.config.gpuarray.preallocate)", env=_with(env)
+        )
         assert check.stdout.strip().splitlines()[-1] == "0.8", check.stderr[-2000:]
     finally:
         for name in (".theanorc", ".theanorc.bak"):
@@ -159,17 +173,20 @@ def _cross_compile(tmp_path: Path) -> Path:
     (src / "helper.c").write_text("__declspec(dllexport) int helper_answer(void) { return 42; }\n")
     (src / "ext.c").write_text(
         "__declspec(dllimport) int helper_answer(void);\n"
-        "__declspec(dllexport) void *PyInit__C(void) { return helper_answer() == 42 ? 0 : 0; }\n")
+        "__declspec(dllexport) void *PyInit__C(void) { return helper_answer() == 42 ? 0 : 0; }\n"
+    )
     pkg = tmp_path / "site" / "torch"
     pkg.mkdir(parents=True)
-    for cmd in ([MINGW, "-shared", "-o", str(pkg / "helper.dll"), str(src / "helper.c")],
-                [MINGW, "-shared", "-o", str(pkg / "_C.pyd"), str(src / "ext.c"), "-L", str(pkg),
-                 "-lhelper"]):
+    for cmd in (
+        [MINGW, "-shared", "-o", str(pkg / "helper.dll"), str(src / "helper.c")],
+        [MINGW, "-shared", "-o", str(pkg / "_C.pyd"), str(src / "ext.c"), "-L", str(pkg), "-lhelper"],
+    ):
         subprocess.run(cmd, check=True, capture_output=True, timeout=120)
     # what torch/__init__.py does first (seed 001's traceback); the DLL folder is added as
     # torch 1.x does on Windows
-    (pkg / "__init__.py").write_text("import os\nos.add_dll_directory(os.path.dirname(__file__))\n"
-                                     "from torch._C import *\n")
+    (pkg / "__init__.py").write_text(
+        "import os\nos.add_dll_directory(os.path.dirname(__file__))\nfrom torch._C import *\n"
+    )
     return tmp_path / "site"
 
 
@@ -186,8 +203,9 @@ def test_dll_load_failed_from_a_removed_dependent_dll_is_named(windows_env, tmp_
     proc = run_windows(windows_env.python, "-c", code)
     # Windows' loader fails with error 126; the message is the system's text for it, which
     # under Wine reads `Module not found.` (Windows: `The specified module could not be found.`)
-    assert "ImportError: DLL load failed while importing _C: Module not found." in proc.stderr, \
-        proc.stderr[-2000:]
+    assert "ImportError: DLL load failed while importing _C: Module not found." in proc.stderr, proc.stderr[
+        -2000:
+    ]
     log = tmp_path / "import.log"
     log.write_text(proc.stderr)
     # the bare message names no DLL: the doctor lists the candidates instead of guessing
@@ -212,11 +230,21 @@ def test_spaces_and_non_ascii_in_the_windows_user_folder_are_named(windows_env, 
     home = tmp_path / "Jürgen Müller"
     (home / "AppData" / "Local" / "Temp").mkdir(parents=True)
     winhome = windows_path(home)
-    folders = {"USERPROFILE": winhome, "LOCALAPPDATA": winhome + "\\AppData\\Local",
-               "TEMP": winhome + "\\AppData\\Local\\Temp", "TMP": winhome + "\\AppData\\Local\\Temp"}
+    folders = {
+        "USERPROFILE": winhome,
+        "LOCALAPPDATA": winhome + "\\AppData\\Local",
+        "TEMP": winhome + "\\AppData\\Local\\Temp",
+        "TMP": winhome + "\\AppData\\Local\\Temp",
+    }
     python = str(windows_env.python)
-    proc = run_windows(python, windows_path(Path(probe_mod.__file__)), "--self", windows_path(python),
-                       cwd=tmp_path, windows_env=folders)
+    proc = run_windows(
+        python,
+        windows_path(Path(probe_mod.__file__)),
+        "--self",
+        windows_path(python),
+        cwd=tmp_path,
+        windows_env=folders,
+    )
     facts_file = tmp_path / "facts.json"
     facts_file.write_text(proc.stdout)
     facts = examine.parse_report(proc.stdout, "probe")

@@ -32,8 +32,10 @@ def official_reachable() -> bool:
 
 
 needs_offline = pytest.mark.skipif(
-    official_reachable(), reason="repo.anaconda.com resolves here: `nox -s lock` would solve on the "
-    "real channels (the CI workflows do); these tests cover machines without them")
+    official_reachable(),
+    reason="repo.anaconda.com resolves here: `nox -s lock` would solve on the "
+    "real channels (the CI workflows do); these tests cover machines without them",
+)
 
 
 @needs_offline
@@ -46,8 +48,11 @@ def test_cli_lock_reports_each_env_that_cannot_reach_its_channels(tmp_path):
     *errors, summary = proc.stderr.splitlines()
     assert len(errors) == 2
     for line, name in zip(errors, ("cpu-linux64", "gpu-linux64"), strict=True):
-        assert re.match(rf"gpuforge: error: envs/{name}.yml: cannot reach the channels: "
-                        r"https://repo\.anaconda\.com/pkgs/(main|r)/\S+: .*(lookup|resolv)", line), line
+        assert re.match(
+            rf"gpuforge: error: envs/{name}.yml: cannot reach the channels: "
+            r"https://repo\.anaconda\.com/pkgs/(main|r)/\S+: .*(lookup|resolv)",
+            line,
+        ), line
         assert "run `nox -s lock` where they can be reached" in line
     assert summary == "envs lock: 0 of 2 env file(s) locked; not locked: cpu-linux64.yml, gpu-linux64.yml"
     assert not (tmp_path / "envs" / "locks").exists()
@@ -56,8 +61,9 @@ def test_cli_lock_reports_each_env_that_cannot_reach_its_channels(tmp_path):
 @needs_offline
 @pytest.mark.slow
 def test_nox_lock_session_stops_with_the_message():
-    proc = subprocess.run([sys.executable, "-m", "nox", "-s", "lock"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "nox", "-s", "lock"], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     output = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "gpuforge: error: envs/cpu-linux64.yml: cannot reach the channels" in output
@@ -86,8 +92,9 @@ def local_channels(tmp_path: Path) -> tuple[Path, Mirrors]:
         write_channel(env, records, base / name)
     real = load_mirrors(ENVS / "mirrors.yaml")
     local = Mirror("official", base.as_uri(), base.as_uri())
-    return base, Mirrors(real.path, real.defaults, real.windows_only, real.custom, real.unmirrored,
-                         {"official": local})
+    return base, Mirrors(
+        real.path, real.defaults, real.windows_only, real.custom, real.unmirrored, {"official": local}
+    )
 
 
 def test_lock_files_are_written_and_read_back(tmp_path, local_channels):
@@ -95,8 +102,10 @@ def test_lock_files_are_written_and_read_back(tmp_path, local_channels):
     out = tmp_path / "locks"
     result = lock_envs([load_env(ENVS / "gpu-win64-legacy-cuda9.yml")], mirrors, "official", out)
     assert result.failed == {}
-    assert sorted(p.name for p in result.written) == ["gpu-win64-legacy-cuda9.explicit.txt",
-                                                      "gpu-win64-legacy-cuda9.lock"]
+    assert sorted(p.name for p in result.written) == [
+        "gpu-win64-legacy-cuda9.explicit.txt",
+        "gpu-win64-legacy-cuda9.lock",
+    ]
     lock = LockFile.from_path(out / "gpu-win64-legacy-cuda9.lock")
     env = lock.default_environment()
     [platform] = env.platforms()
@@ -106,7 +115,8 @@ def test_lock_files_are_written_and_read_back(tmp_path, local_channels):
     assert str(packages["cudatoolkit"].version) == "9.0"
     assert str(packages["pygpu"].url).startswith((base / "main").as_uri())
     assert [str(c).rstrip("/") for c in env.channels()] == [
-        (base / n).as_uri() for n in ("main", "r", "msys2")]
+        (base / n).as_uri() for n in ("main", "r", "msys2")
+    ]
     explicit = (out / "gpu-win64-legacy-cuda9.explicit.txt").read_text().splitlines()
     assert explicit[1:3] == ["# platform: win-64", "@EXPLICIT"]
     assert len(explicit[3:]) == len(packages)
@@ -128,15 +138,21 @@ def test_one_env_that_does_not_solve_stops_no_other(tmp_path, local_channels):
     (out).mkdir()
     (out / "gpu-win64-legacy-cuda9.lock").write_text("the old lock\n")
     unreachable = tmp_path / "forge-win64.yml"  # a channel the local mirror does not have
-    unreachable.write_text((ENVS / "cpu-win64.yml").read_text().replace(
-        "  - nodefaults", "  - conda-forge\n  - nodefaults"))
-    envs = [load_env(ENVS / "gpu-win64-legacy-cuda9.yml"), load_env(ENVS / "cpu-win64.yml"),
-            load_env(unreachable)]
+    unreachable.write_text(
+        (ENVS / "cpu-win64.yml").read_text().replace("  - nodefaults", "  - conda-forge\n  - nodefaults")
+    )
+    envs = [
+        load_env(ENVS / "gpu-win64-legacy-cuda9.yml"),
+        load_env(ENVS / "cpu-win64.yml"),
+        load_env(unreachable),
+    ]
     result = lock_envs(envs, mirrors, "official", out, say=lambda line: None)
     assert sorted(p.name for p in result.written) == ["cpu-win64.explicit.txt", "cpu-win64.lock"]
     assert sorted(p.name for p in result.failed) == ["forge-win64.yml", "gpu-win64-legacy-cuda9.yml"]
-    assert re.search(r"gpu-win64-legacy-cuda9.yml:\d+: no solution on the channels .*cudnn",
-                     result.failed[ENVS / "gpu-win64-legacy-cuda9.yml"])
+    assert re.search(
+        r"gpu-win64-legacy-cuda9.yml:\d+: no solution on the channels .*cudnn",
+        result.failed[ENVS / "gpu-win64-legacy-cuda9.yml"],
+    )
     assert "cannot reach the channels" in result.failed[unreachable]
     assert (out / "gpu-win64-legacy-cuda9.lock").read_text() == "the old lock\n"  # its old lock kept
     assert LockFile.from_path(out / "cpu-win64.lock").default_environment() is not None
@@ -150,5 +166,7 @@ def test_lock_texts_match_the_solution(local_channels):
     texts = lock_texts(locked)
     assert texts["gpu-win64-legacy-cuda9.lock"].startswith("version: ")
     names = sorted(r.name.normalized for r in locked.records)
-    assert [ln.rsplit("/", 1)[1].rsplit("-", 2)[0] for ln in
-            texts["gpu-win64-legacy-cuda9.explicit.txt"].splitlines()[3:]] == names
+    assert [
+        ln.rsplit("/", 1)[1].rsplit("-", 2)[0]
+        for ln in texts["gpu-win64-legacy-cuda9.explicit.txt"].splitlines()[3:]
+    ] == names

@@ -107,17 +107,22 @@ def test_cli_solve_prints_the_solution_and_refuses_a_conflict():
     proc = run_cli("envs", "solve", "envs/gpu-win64-legacy-cuda9.yml")
     assert proc.returncode == 0, proc.stderr
     assert "  pygpu                0.7.6      py36h452e1ab_0" in proc.stdout
-    assert proc.stdout.splitlines()[-2] == ("envs/gpu-win64-legacy-cuda9.yml: 12 packages solve for win-64 "
-                                            "on the "
-                                            "real records of envs/records.yaml; no stand-ins")
-    assert proc.stdout.splitlines()[-1] == ("  pip installs after the solve (not solved here): "
-                                            "scipy==1.5.4, Theano==1.0.5, ../recipes/theano-gpu-config")
+    assert proc.stdout.splitlines()[-2] == (
+        "envs/gpu-win64-legacy-cuda9.yml: 12 packages solve for win-64 "
+        "on the "
+        "real records of envs/records.yaml; no stand-ins"
+    )
+    assert proc.stdout.splitlines()[-1] == (
+        "  pip installs after the solve (not solved here): "
+        "scipy==1.5.4, Theano==1.0.5, ../recipes/theano-gpu-config"
+    )
     proc = run_cli("envs", "solve", "envs/gpu-win64-legacy-cuda9.yml", "--cuda", "8.0")
     assert proc.returncode == 2
-    assert proc.stderr.startswith("gpuforge: error: envs/gpu-win64-legacy-cuda9.yml: no solution (win-64, "
-                                  "__cuda=8.0): Cannot solve the request because of:")
+    assert proc.stderr.startswith(
+        "gpuforge: error: envs/gpu-win64-legacy-cuda9.yml: no solution (win-64, "
+        "__cuda=8.0): Cannot solve the request because of:"
+    )
     assert "cudatoolkit 9.0 would constrain __cuda >=9.0" in proc.stderr
     proc = run_cli("envs", "solve", "envs/gpu-win64-legacy-cuda9.yml", "--cuda", "new")
     assert proc.returncode == 2
-    assert proc.stderr == ("gpuforge: error: --cuda 'new': expected a driver's CUDA version, "
-                           "e.g. 12.0\n")
+    assert proc.stderr == ("gpuforge: error: --cuda 'new': expected a driver's CUDA version, e.g. 12.0\n")

@@ -24,26 +24,34 @@ def by_file(table, name):
 def test_table_is_the_repository_file_and_names_real_env_files(table):
     assert GPU_ENVS_FILE == ROOT / "envs" / "gpu-envs.yaml"
     assert [e.file for e in table] == [
-        "gpu-linux64.yml", "gpu-win64.yml", "gpu-linux64-blackwell.yml", "gpu-win64-blackwell.yml",
-        "gpu-linux64-legacy-cuda10.yml", "gpu-win64-legacy-cuda9.yml"]
+        "gpu-linux64.yml",
+        "gpu-win64.yml",
+        "gpu-linux64-blackwell.yml",
+        "gpu-win64-blackwell.yml",
+        "gpu-linux64-legacy-cuda10.yml",
+        "gpu-win64-legacy-cuda9.yml",
+    ]
     for e in table:
         assert (ROOT / "envs" / e.file).is_file(), e.file
         assert e.platform == ("win-64" if "-win64" in e.file else "linux-64")
 
 
-@pytest.mark.parametrize("platform, cc, driver, want", [
-    # the done-criteria: an RTX 30 (cc 8.6) on driver 560 (CUDA 12.6), an RTX 50 (cc 12.0)
-    ("win-64", "8.6", "12.6", "gpu-win64.yml"),
-    ("linux-64", "8.6", "12.6", "gpu-linux64.yml"),
-    ("win-64", "12.0", "12.8", "gpu-win64-blackwell.yml"),
-    ("linux-64", "10.0", "13.0", "gpu-linux64-blackwell.yml"),
-    ("linux-64", "9.0", None, "gpu-linux64.yml"),
-    # Pascal with an old driver: the legacy env; with a new one: the modern env
-    ("linux-64", "6.1", "11.4", "gpu-linux64-legacy-cuda10.yml"),
-    ("win-64", "6.1", "10.0", "gpu-win64-legacy-cuda9.yml"),
-    ("win-64", "6.1", "12.2", "gpu-win64.yml"),
-    ("linux-64", "3.5", "11.4", "gpu-linux64-legacy-cuda10.yml"),
-])
+@pytest.mark.parametrize(
+    "platform, cc, driver, want",
+    [
+        # the done-criteria: an RTX 30 (cc 8.6) on driver 560 (CUDA 12.6), an RTX 50 (cc 12.0)
+        ("win-64", "8.6", "12.6", "gpu-win64.yml"),
+        ("linux-64", "8.6", "12.6", "gpu-linux64.yml"),
+        ("win-64", "12.0", "12.8", "gpu-win64-blackwell.yml"),
+        ("linux-64", "10.0", "13.0", "gpu-linux64-blackwell.yml"),
+        ("linux-64", "9.0", None, "gpu-linux64.yml"),
+        # Pascal with an old driver: the legacy env; with a new one: the modern env
+        ("linux-64", "6.1", "11.4", "gpu-linux64-legacy-cuda10.yml"),
+        ("win-64", "6.1", "10.0", "gpu-win64-legacy-cuda9.yml"),
+        ("win-64", "6.1", "12.2", "gpu-win64.yml"),
+        ("linux-64", "3.5", "11.4", "gpu-linux64-legacy-cuda10.yml"),
+    ],
+)
 def test_pick(table, platform, cc, driver, want):
     choice = pick(platform, cc, driver, table)
     assert choice.entry is not None, choice.reason
@@ -51,12 +59,15 @@ def test_pick(table, platform, cc, driver, want):
     assert want in choice.reason and "\n" not in choice.reason
 
 
-@pytest.mark.parametrize("platform, cc, driver, says", [
-    ("linux-64", "8.6", "11.4", "needs CUDA >= 11.8: update the NVIDIA driver"),
-    ("win-64", "12.0", "12.4", "gpu-win64-blackwell.yml (cc 12.0) needs CUDA >= 12.8"),
-    ("win-64", "2.1", "9.0", "no win-64 env file serves compute capability 2.1"),
-    ("osx-64", "8.6", "12.0", "no GPU env file for osx-64"),
-])
+@pytest.mark.parametrize(
+    "platform, cc, driver, says",
+    [
+        ("linux-64", "8.6", "11.4", "needs CUDA >= 11.8: update the NVIDIA driver"),
+        ("win-64", "12.0", "12.4", "gpu-win64-blackwell.yml (cc 12.0) needs CUDA >= 12.8"),
+        ("win-64", "2.1", "9.0", "no win-64 env file serves compute capability 2.1"),
+        ("osx-64", "8.6", "12.0", "no GPU env file for osx-64"),
+    ],
+)
 def test_pick_says_why_nothing_fits(table, platform, cc, driver, says):
     choice = pick(platform, cc, driver, table)
     assert choice.entry is None and says in choice.reason
@@ -82,9 +93,12 @@ def test_can_compile_through_the_shim(table):
     blackwell = by_file(table, "gpu-linux64-blackwell.yml")
     ok, why = can_compile(blackwell, "12.0")
     assert ok and "compute_90" in why and "rewritten from compute_120" in why
-    assert can_compile(win, "10.0") == (True, "NVRTC 11.8 (gpu-win64.yml) compiles compute_90 PTX "
-                                              "for this cc 10.0 GPU (rewritten from compute_100, "
-                                              "JIT-compiled by the driver)")
+    assert can_compile(win, "10.0") == (
+        True,
+        "NVRTC 11.8 (gpu-win64.yml) compiles compute_90 PTX "
+        "for this cc 10.0 GPU (rewritten from compute_100, "
+        "JIT-compiled by the driver)",
+    )
     ok, why = can_compile(blackwell, "3.5")
     assert not ok and "accepts compute_50 and newer" in why
     # the patched libgpuarray behaves as the shim: ask for it explicitly
@@ -106,15 +120,18 @@ GOOD = """envs:
 """
 
 
-@pytest.mark.parametrize("old, new, line, says", [
-    ('cuda: "11.8"', "cuda: 11.8", 5, "cuda: expected a quoted major.minor version"),
-    ("platform: linux-64", "platform: linux-32", 3, "platform 'linux-32'"),
-    ("nvrtc_archs: [75, 86]", "nvrtc_archs: [sm_75]", 9, "nvrtc_archs: expected numbers"),
-    ('cc_min: "5.0"', 'cc_min: "9.5"', 6, "cc_min 9.5 is above cc_max 9.0"),
-    ("    cudnn: null\n", "", 2, "missing cudnn"),
-    ("arch_rewrite: false", "arch_rewrite: maybe", 10, "arch_rewrite: expected true or false"),
-    ("gpus: Ampere", "gpus: [Ampere", 5, "invalid YAML"),
-])
+@pytest.mark.parametrize(
+    "old, new, line, says",
+    [
+        ('cuda: "11.8"', "cuda: 11.8", 5, "cuda: expected a quoted major.minor version"),
+        ("platform: linux-64", "platform: linux-32", 3, "platform 'linux-32'"),
+        ("nvrtc_archs: [75, 86]", "nvrtc_archs: [sm_75]", 9, "nvrtc_archs: expected numbers"),
+        ('cc_min: "5.0"', 'cc_min: "9.5"', 6, "cc_min 9.5 is above cc_max 9.0"),
+        ("    cudnn: null\n", "", 2, "missing cudnn"),
+        ("arch_rewrite: false", "arch_rewrite: maybe", 10, "arch_rewrite: expected true or false"),
+        ("gpus: Ampere", "gpus: [Ampere", 5, "invalid YAML"),
+    ],
+)
 def test_a_broken_table_is_one_located_error(tmp_path: Path, old, new, line, says):
     path = tmp_path / "gpu-envs.yaml"
     assert old in GOOD
@@ -135,5 +152,6 @@ def test_cli_names_the_env_file_or_says_why_not():
     proc = run_cli("envs", "gpus", "--platform", "linux-64", "--cc", "12.0", "--driver-cuda", "12.4")
     assert proc.returncode == 1 and "needs CUDA >= 12.8: update the NVIDIA driver" in proc.stdout
     proc = run_cli("envs", "gpus", "--cc", "8.x")
-    assert proc.returncode == 2 and proc.stderr == ("gpuforge: error: compute capability '8.x': expected "
-                                                    "major.minor, e.g. 8.6\n")
+    assert proc.returncode == 2 and proc.stderr == (
+        "gpuforge: error: compute capability '8.x': expected major.minor, e.g. 8.6\n"
+    )

@@ -46,12 +46,17 @@ def test_tuna_condarc_is_the_recommended_form():
 def test_channel_urls_per_platform():
     mirrors = load_mirrors(ENVS / "mirrors.yaml")
     assert mirrors.channel_urls("defaults", "sjtu", "win-64") == [
-        "https://mirror.sjtu.edu.cn/anaconda/pkgs/main", "https://mirror.sjtu.edu.cn/anaconda/pkgs/r",
-        "https://mirror.sjtu.edu.cn/anaconda/pkgs/msys2"]
+        "https://mirror.sjtu.edu.cn/anaconda/pkgs/main",
+        "https://mirror.sjtu.edu.cn/anaconda/pkgs/r",
+        "https://mirror.sjtu.edu.cn/anaconda/pkgs/msys2",
+    ]
     assert mirrors.channel_urls("defaults", "official", "linux-64") == [
-        "https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/r"]
+        "https://repo.anaconda.com/pkgs/main",
+        "https://repo.anaconda.com/pkgs/r",
+    ]
     assert mirrors.channel_urls("pytorch", "bfsu", "win-64") == [
-        "https://mirrors.bfsu.edu.cn/anaconda/cloud/pytorch"]
+        "https://mirrors.bfsu.edu.cn/anaconda/cloud/pytorch"
+    ]
     with pytest.raises(GpuforgeError, match="channel 'gpuforge' is not defined"):
         mirrors.channel_urls("gpuforge", "tuna", "win-64")
 
@@ -71,15 +76,17 @@ def test_render_writes_atomically_with_a_backup(tree):
 
 def test_a_new_mirror_is_one_entry(tree):
     source = tree / "envs" / "mirrors.yaml"
-    source.write_text(source.read_text() + "  nju:\n    pkgs: https://mirror.nju.edu.cn/anaconda/pkgs\n"
-                                           "    cloud: https://mirror.nju.edu.cn/anaconda/cloud\n")
+    source.write_text(
+        source.read_text() + "  nju:\n    pkgs: https://mirror.nju.edu.cn/anaconda/pkgs\n"
+        "    cloud: https://mirror.nju.edu.cn/anaconda/cloud\n"
+    )
     result = check_all(tree / "envs", tree / "recipes")
     assert [str(p) for p in result.problems] == [
-        f"{tree}/envs/mirrors/nju.condarc: missing: run `gpuforge envs render --mirror nju`"]
+        f"{tree}/envs/mirrors/nju.condarc: missing: run `gpuforge envs render --mirror nju`"
+    ]
     proc = run_cli("envs", "render", cwd=tree)
     assert "envs/mirrors/nju.condarc: written" in proc.stdout
-    assert "https://mirror.nju.edu.cn/anaconda/pkgs/msys2" in (tree / "envs/mirrors/nju.condarc"
-                                                                ).read_text()
+    assert "https://mirror.nju.edu.cn/anaconda/pkgs/msys2" in (tree / "envs/mirrors/nju.condarc").read_text()
     assert check_all(tree / "envs", tree / "recipes").problems == []
 
 
@@ -92,20 +99,35 @@ def test_hand_edited_generated_file_is_drift(tree):
     (tree / "envs" / "mirrors" / "ustc.condarc").write_text("channels: [defaults]\n")
     proc = run_cli("envs", "check", cwd=tree)
     assert proc.returncode == 1
-    assert (f"envs/mirrors/bfsu.condarc:{n + 1}: differs from what envs/mirrors.yaml generates: "
-            "run `gpuforge envs render --mirror bfsu`") in proc.stdout.splitlines()
-    assert ("envs/mirrors/ustc.condarc: no mirror 'ustc' in envs/mirrors.yaml: delete it or "
-            "define the mirror") in proc.stdout.splitlines()
+    assert (
+        f"envs/mirrors/bfsu.condarc:{n + 1}: differs from what envs/mirrors.yaml generates: "
+        "run `gpuforge envs render --mirror bfsu`"
+    ) in proc.stdout.splitlines()
+    assert (
+        "envs/mirrors/ustc.condarc: no mirror 'ustc' in envs/mirrors.yaml: delete it or define the mirror"
+    ) in proc.stdout.splitlines()
 
 
 BAD_SOURCES = [
-    ("pkgs: https://mirrors.bfsu.edu.cn/anaconda/pkgs", "pkgs: http://mirrors.bfsu.edu.cn/anaconda/pkgs",
-     "http://mirrors.bfsu", "bfsu.pkgs: 'http://mirrors.bfsu.edu.cn/anaconda/pkgs' is not an https URL"),
-    ("  - pytorch  #", "  - msys2  # from cloud\n  - pytorch  #", "msys2  # from cloud",
-     "custom_channels: msys2: cloud/msys2 was removed from the mirrors (2024-09)"),
+    (
+        "pkgs: https://mirrors.bfsu.edu.cn/anaconda/pkgs",
+        "pkgs: http://mirrors.bfsu.edu.cn/anaconda/pkgs",
+        "http://mirrors.bfsu",
+        "bfsu.pkgs: 'http://mirrors.bfsu.edu.cn/anaconda/pkgs' is not an https URL",
+    ),
+    (
+        "  - pytorch  #",
+        "  - msys2  # from cloud\n  - pytorch  #",
+        "msys2  # from cloud",
+        "custom_channels: msys2: cloud/msys2 was removed from the mirrors (2024-09)",
+    ),
     ("  - r\n", "  - r\n  - free\n", "  - free", "defaults: free: pkgs/free is frozen"),
-    ("cloud: https://mirror.sjtu.edu.cn/anaconda/cloud", "cloud: https://mirror.sjtu.edu.cn/win-32",
-     "sjtu.edu.cn/win-32", "is a 32-bit subdir"),
+    (
+        "cloud: https://mirror.sjtu.edu.cn/anaconda/cloud",
+        "cloud: https://mirror.sjtu.edu.cn/win-32",
+        "sjtu.edu.cn/win-32",
+        "is a 32-bit subdir",
+    ),
     ("  official:", "  offcial:", "mirrors:", "mirrors: needs a mapping with at least `official`"),
     ("windows_only:", "windows-only:", "windows-only:", "unknown key 'windows-only'"),
 ]
@@ -130,5 +152,6 @@ def test_bad_mirror_definition_is_one_located_line(tree, case):
 def test_render_refuses_an_unknown_mirror(tree):
     proc = run_cli("envs", "render", "--mirror", "ustc", cwd=tree)
     assert proc.returncode == 2
-    assert proc.stderr == ("gpuforge: error: envs/mirrors.yaml: no mirror 'ustc' (known: official, "
-                           "tuna, bfsu, sjtu)\n")
+    assert proc.stderr == (
+        "gpuforge: error: envs/mirrors.yaml: no mirror 'ustc' (known: official, tuna, bfsu, sjtu)\n"
+    )

@@ -44,12 +44,20 @@ def test_a_relative_pip_path_that_is_not_a_recipe_becomes_absolute(tmp_path):
     (tmp_path / "envs").mkdir()
     (tmp_path / "mypkg").mkdir()
     env = tmp_path / "envs" / "x-linux64.yml"
-    env.write_text("name: x\nchannels:\n  - defaults\ndependencies:\n  - python=3.7\n  - pip\n"
-                   "  - pip:\n      - ../mypkg  # ours\n")
+    env.write_text(
+        "name: x\nchannels:\n  - defaults\ndependencies:\n  - python=3.7\n  - pip\n"
+        "  - pip:\n      - ../mypkg  # ours\n"
+    )
     (tmp_path / "channel").mkdir()
-    proc = run_cli("ci", "env-file", str(env), "--channel", str(tmp_path / "channel"),
-                   "--output", str(tmp_path / "out.yml"))
+    proc = run_cli(
+        "ci",
+        "env-file",
+        str(env),
+        "--channel",
+        str(tmp_path / "channel"),
+        "--output",
+        str(tmp_path / "out.yml"),
+    )
     assert proc.returncode == 0, proc.stderr
     doc = YAML(typ="safe").load((tmp_path / "out.yml").read_text())
     assert doc["dependencies"][-1] == {"pip": [str(tmp_path / "mypkg")]}
-

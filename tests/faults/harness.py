@@ -60,8 +60,16 @@ def record(fault_table):
     ``ran=`` a gpuforge run gives exit, output and seconds."""
 
     def add(
-        family: str, case: str, *, state: str, rerun: str, ok: bool, ran: Ran | None = None,
-        exit: object = None, output: str = "", seconds: float = 0.0,
+        family: str,
+        case: str,
+        *,
+        state: str,
+        rerun: str,
+        ok: bool,
+        ran: Ran | None = None,
+        exit: object = None,
+        output: str = "",
+        seconds: float = 0.0,
     ) -> None:
         if ran is not None:
             exit, output, seconds = ran.code, ran.output, ran.seconds

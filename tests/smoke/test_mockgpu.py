@@ -44,15 +44,19 @@ def test_the_mock_driver_exports_what_libgpuarray_and_nvrtc_load(mock_driver):
     assert [n for n in LIBCUDA_FN if not hasattr(mock_driver, n)] == []
 
 
-@pytest.mark.parametrize(("ptx", "cc", "driver", "code"), [
-    (".version 7.8\n.target sm_86\n", "8.6", "12060", 0),
-    (".version 8.8\n.target sm_86\n", "8.6", "12060", 222),  # CUDA_ERROR_UNSUPPORTED_PTX_VERSION
-    (".version 8.5\n.target sm_86\n", "8.6", "12060", 0),  # 12.6 loads 12.5's ISA 8.5
-    (".version 9.0\n.target sm_90\n", "12.0", "13000", 0),
-    (".version 7.8\n.target sm_90\n", "8.6", "12060", 218),  # CUDA_ERROR_INVALID_PTX: newer than the GPU
-])
-def test_the_mock_driver_refuses_ptx_as_a_driver_does(mock_driver, monkeypatch, tmp_path, ptx, cc, driver,
-                                                      code):
+@pytest.mark.parametrize(
+    ("ptx", "cc", "driver", "code"),
+    [
+        (".version 7.8\n.target sm_86\n", "8.6", "12060", 0),
+        (".version 8.8\n.target sm_86\n", "8.6", "12060", 222),  # CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+        (".version 8.5\n.target sm_86\n", "8.6", "12060", 0),  # 12.6 loads 12.5's ISA 8.5
+        (".version 9.0\n.target sm_90\n", "12.0", "13000", 0),
+        (".version 7.8\n.target sm_90\n", "8.6", "12060", 218),  # CUDA_ERROR_INVALID_PTX: newer than the GPU
+    ],
+)
+def test_the_mock_driver_refuses_ptx_as_a_driver_does(
+    mock_driver, monkeypatch, tmp_path, ptx, cc, driver, code
+):
     monkeypatch.setenv("MOCK_CC", cc)
     monkeypatch.setenv("MOCK_DRIVER", driver)
     monkeypatch.setenv("MOCK_LOG", str(tmp_path / "log"))
@@ -62,8 +66,11 @@ def test_the_mock_driver_refuses_ptx_as_a_driver_does(mock_driver, monkeypatch, 
     assert mock_driver.cuLinkAddData(state, 1, data, len(data), b"k", 0, None, None) == code
     name = ctypes.c_char_p()
     mock_driver.cuGetErrorName(code, ctypes.byref(name))
-    expected = {0: b"CUDA_SUCCESS", 218: b"CUDA_ERROR_INVALID_PTX",
-                222: b"CUDA_ERROR_UNSUPPORTED_PTX_VERSION"}
+    expected = {
+        0: b"CUDA_SUCCESS",
+        218: b"CUDA_ERROR_INVALID_PTX",
+        222: b"CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+    }
     assert name.value == expected[code]
     assert "mockcuda: cuLinkAddData" in (tmp_path / "log").read_text()
 
@@ -122,6 +129,7 @@ def test_the_windows_mocks_are_pe_dlls():
     for name in ("nvcuda.dll", "cublas64_11.dll", "winloader.exe"):
         assert (folder / name).read_bytes()[:2] == b"MZ"
     if os.path.exists("/usr/bin/x86_64-w64-mingw32-objdump"):
-        out = subprocess.run(["x86_64-w64-mingw32-objdump", "-p", str(folder / "nvcuda.dll")],
-                             capture_output=True, text=True).stdout
+        out = subprocess.run(
+            ["x86_64-w64-mingw32-objdump", "-p", str(folder / "nvcuda.dll")], capture_output=True, text=True
+        ).stdout
         assert "cuGetExportTable" in out and "cuLinkAddData" in out

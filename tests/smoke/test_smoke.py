@@ -27,8 +27,20 @@ def _need(name):
 def smoke_run(tmp_path_factory):
     """One real `gpuforge smoke` over the local targets (cpu, opencl, torch, cuda)."""
     report_dir = tmp_path_factory.mktemp("reports")
-    proc = run_cli("smoke", "--target", "cpu", "--target", "opencl", "--target", "torch",
-                   "--target", "cuda", "--report-dir", str(report_dir), timeout=1200)
+    proc = run_cli(
+        "smoke",
+        "--target",
+        "cpu",
+        "--target",
+        "opencl",
+        "--target",
+        "torch",
+        "--target",
+        "cuda",
+        "--report-dir",
+        str(report_dir),
+        timeout=1200,
+    )
     report = json.loads((report_dir / "gpu_smoke.json").read_text())
     return proc, report, report_dir
 
@@ -148,8 +160,16 @@ def test_conda_targets_skip_without_conda(tmp_path, monkeypatch):
     envs.mkdir()
     (envs / "gpu-linux64.yml").write_text("name: x\ndependencies:\n  - python=3.6\n")
     monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no conda, mamba or micromamba here
-    proc = run_cli("smoke", "--envs-dir", str(envs), "--target", "env:gpu-linux64",
-                   "--report-dir", str(tmp_path / "r"), PATH="/usr/bin:/bin")
+    proc = run_cli(
+        "smoke",
+        "--envs-dir",
+        str(envs),
+        "--target",
+        "env:gpu-linux64",
+        "--report-dir",
+        str(tmp_path / "r"),
+        PATH="/usr/bin:/bin",
+    )
     report = json.loads((tmp_path / "r" / "gpu_smoke.json").read_text())
     target = _target(report, "env:gpu-linux64")
     assert target["status"] == "skip" and "no conda, mamba or micromamba" in target["reason"]
@@ -243,4 +263,5 @@ def test_theano_checks_skip_where_theano_is_not_installed(tmp_path):
         pytest.skip(f"needs {python} without Theano (Debian's python3; ci/apt-packages.txt)")
     results = run_checks(python, None, THEANO_CHECKS, ["--device", "cpu"], cwd=tmp_path)
     assert [(r["check"], r["status"], r.get("reason")) for r in results] == [
-        (name, "skip", "Theano not installed") for name in THEANO_CHECKS]
+        (name, "skip", "Theano not installed") for name in THEANO_CHECKS
+    ]

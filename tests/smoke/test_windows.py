@@ -52,8 +52,10 @@ def test_windows_target_runs_theano_on_the_windows_cpython(tmp_path):
     assert exp["config_files"] == [f"{home}/.theanorc", f"{home}/.theanorc.txt"]
     assert exp["compiledir"].startswith(f"{home}\\AppData\\Local\\Theano\\compiledir_Windows-")
     # Theano's Windows-only warning, from the real configdefaults.py on win32
-    assert any("g++ not available, if using conda: `conda install m2w64-toolchain`" in line
-               for line in exp["stderr_tail"])
+    assert any(
+        "g++ not available, if using conda: `conda install m2w64-toolchain`" in line
+        for line in exp["stderr_tail"]
+    )
     assert checks["logreg"]["status"] == "pass" and checks["logreg"]["accuracy"] >= 0.9
     assert checks["pygpu"]["status"] == "skip" and checks["torch"]["status"] == "skip"
     tests = {t["name"]: t for t in target["import_tests"]}
@@ -74,12 +76,13 @@ def test_conda_bat_found_on_the_windows_path_is_started(windows_env, tmp_path):
     calls = tmp_path / "calls.txt"
     # a stand-in for conda: what is under test is Windows starting a .bat through subprocess
     (condabin / "conda.bat").write_text(
-        f'@echo off\r\necho %*>> "{windows_path(calls)}"\r\nmkdir "%4"\r\n', encoding="ascii")
+        f'@echo off\r\necho %*>> "{windows_path(calls)}"\r\nmkdir "%4"\r\n', encoding="ascii"
+    )
     env_file = tmp_path / "gpu-win64.yml"
     env_file.write_text("name: x\ndependencies:\n  - python=3.6\n")
     code = f"""
 import os, sys
-sys.path.insert(0, {windows_path(ROOT / 'src')!r})
+sys.path.insert(0, {windows_path(ROOT / "src")!r})
 os.environ["PATH"] = {windows_path(condabin)!r} + ";" + os.environ["PATH"]
 os.environ.pop("CONDA_EXE", None)
 from pathlib import Path
@@ -87,15 +90,21 @@ from gpuforge.smoke import targets
 print("tool", targets.conda_tool())
 target = targets.Target(name="env:gpu-win64", description="", python="conda", device="cpu",
                         env_file={windows_path(env_file)!r})
-targets._create_conda(target, Path({windows_path(tmp_path / 'env')!r}), None, print)
-print("created", os.path.isdir({windows_path(tmp_path / 'env')!r}))
+targets._create_conda(target, Path({windows_path(tmp_path / "env")!r}), None, print)
+print("created", os.path.isdir({windows_path(tmp_path / "env")!r}))
 """
     proc = run_windows(windows_env.python, "-c", code, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert f"tool {windows_path(condabin / 'conda.bat')}" in proc.stdout
     assert "created True" in proc.stdout
-    assert calls.read_text().split() == ["env", "create", "-p", windows_path(tmp_path / "env"), "-f",
-                                         windows_path(env_file)]
+    assert calls.read_text().split() == [
+        "env",
+        "create",
+        "-p",
+        windows_path(tmp_path / "env"),
+        "-f",
+        windows_path(env_file),
+    ]
 
 
 def test_windows_paths_name_linux_files_under_wine(windows_env):

@@ -25,8 +25,9 @@ PROJECT = "theano 模型"  # a folder name outside the ANSI code page (cp1252) W
 HOME = f"C:\\users\\{USER}"
 ENV = f"{HOME}\\miniforge3\\envs\\theano"
 # What a Windows host runs: an env: target per win-64 env file in envs/, variants included.
-WIN64_ENV_TARGETS = [f"env:{path.stem}" for path in sorted((ROOT / "envs").glob("*.yml"))
-                     if env_platform(path)[0] == "win-64"]
+WIN64_ENV_TARGETS = [
+    f"env:{path.stem}" for path in sorted((ROOT / "envs").glob("*.yml")) if env_platform(path)[0] == "win-64"
+]
 
 # Run by the Windows CPython 3.12: each command as a Windows shell starts it (PATH, the
 # user's TEMP), its output decoded as gpuforge wrote it (the ANSI code page), results as JSON.
@@ -117,8 +118,10 @@ def session(windows_env):
     try:
         host = ensure_host(say=lambda _message: None)
     except GpuforgeError as exc:
-        pytest.skip(f"the Windows host could not be made here ({exc}); its files come from "
-                    "files.pythonhosted.org: run where PyPI is reachable")
+        pytest.skip(
+            f"the Windows host could not be made here ({exc}); its files come from "
+            "files.pythonhosted.org: run where PyPI is reachable"
+        )
     with locked(host.root.with_suffix(".lock")):  # the cache's host is shared by every checkout
         install_gpuforge(host, ROOT, say=lambda _message: None)
         home = host.user_folder(USER)
@@ -134,11 +137,15 @@ def session(windows_env):
         (home / "miniforge3" / "envs" / "theano").symlink_to(windows_env.root, target_is_directory=True)
         (home / ".theanorc.txt").write_text("[lib]\ncnmem = 0.8\n", encoding="utf-8")  # Windows only
         (home / "fast.theanorc").write_text("[global]\nfloatX = float64\n", encoding="utf-8")
-        (home / "old.theanorc").write_text("[global]\ndevice = gpu0\n\n[lib]\ncnmem = 0.5\n\n"
-                                           "[nvcc]\nfastmath = True\n", encoding="utf-8")
-        spec = {"path": [ENV, f"{ENV}\\Scripts", windows_path(host.scripts)],
-                "project": f"{HOME}\\Documents\\{PROJECT}", "env_python": f"{ENV}\\python.exe",
-                "results": f"{HOME}\\results.json"}
+        (home / "old.theanorc").write_text(
+            "[global]\ndevice = gpu0\n\n[lib]\ncnmem = 0.5\n\n[nvcc]\nfastmath = True\n", encoding="utf-8"
+        )
+        spec = {
+            "path": [ENV, f"{ENV}\\Scripts", windows_path(host.scripts)],
+            "project": f"{HOME}\\Documents\\{PROJECT}",
+            "env_python": f"{ENV}\\python.exe",
+            "results": f"{HOME}\\results.json",
+        }
         (home / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
         (home / "session.py").write_text(SESSION, encoding="utf-8")
         proc = host.run([f"{HOME}\\session.py", f"{HOME}\\spec.json"], user=USER, timeout=900)
@@ -195,8 +202,9 @@ def test_theanorc_write_removes_only_a_dead_writers_temporary_file(session):
     a live one's stays and its process runs on (Windows has no os.kill(pid, 0) probe)."""
     _host, home, results = session
     out = _ok(results["theanorc_write"])
-    assert out.strip() == (f"wrote {HOME}\\fast.theanorc (profile fast); "
-                           f"the previous file is {HOME}\\fast.theanorc.bak")
+    assert out.strip() == (
+        f"wrote {HOME}\\fast.theanorc (profile fast); the previous file is {HOME}\\fast.theanorc.bak"
+    )
     assert (home / "fast.theanorc").read_text(encoding="utf-8").startswith("# gpuforge theanorc write")
     assert results["leftovers"] == {"dead": False, "alive": True} and results["sleeper_alive"]
 
@@ -249,9 +257,13 @@ def test_gpu_smoke_on_windows_runs_the_env_targets_only(session):
     result = results["smoke_all"]
     assert result["rc"] == 0, result
     local = ", ".join(t.name for t in LOCAL_TARGETS)  # cpu, opencl, torch, cuda, windows, mockgpu
-    assert f"the local targets ({local}) run on a Linux host only " \
-           "(pyenv, Debian's pygpu and pocl, Wine): not run here" in result["stderr"]
+    assert (
+        f"the local targets ({local}) run on a Linux host only "
+        "(pyenv, Debian's pygpu and pocl, Wine): not run here" in result["stderr"]
+    )
     report = json.loads((home / "Documents" / PROJECT / "reports" / "all" / "gpu_smoke.json").read_text())
     assert [t["name"] for t in report["targets"]] == WIN64_ENV_TARGETS
-    assert all(t["status"] == "skip" and t["reason"].startswith("no conda, mamba or micromamba on PATH")
-               for t in report["targets"])
+    assert all(
+        t["status"] == "skip" and t["reason"].startswith("no conda, mamba or micromamba on PATH")
+        for t in report["targets"]
+    )

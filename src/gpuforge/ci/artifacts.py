@@ -39,13 +39,20 @@ class Package:
 def package_files(folder: Path) -> list[str]:
     """The packages under ``folder`` as ``<subdir>/<name>``, sorted."""
     folder = Path(folder)
-    return sorted({p.relative_to(folder).as_posix() for pattern in PACKAGE_PATTERNS
-                   for p in folder.glob(pattern) if p.is_file()})
+    return sorted(
+        {
+            p.relative_to(folder).as_posix()
+            for pattern in PACKAGE_PATTERNS
+            for p in folder.glob(pattern)
+            if p.is_file()
+        }
+    )
 
 
 def manifest_text(job: str, folder: Path, rels: list[str]) -> str:
-    packages = {rel: {"sha256": sha256_of(folder / rel), "size": (folder / rel).stat().st_size}
-                for rel in rels}
+    packages = {
+        rel: {"sha256": sha256_of(folder / rel), "size": (folder / rel).stat().st_size} for rel in rels
+    }
     return json.dumps({"job": job, "packages": packages}, indent=1, sort_keys=True) + "\n"
 
 
@@ -54,8 +61,7 @@ def write_outputs(job: str, source: Path, dest: Path) -> list[str]:
     source, dest = Path(source), Path(dest)
     rels = package_files(source)
     if not rels:
-        raise GpuforgeError(f"no packages (<subdir>/*.conda or *.tar.bz2): job {job} built nothing",
-                            source)
+        raise GpuforgeError(f"no packages (<subdir>/*.conda or *.tar.bz2): job {job} built nothing", source)
     for rel in rels:
         _copy(source / rel, dest / rel)
     write_atomic(dest / MANIFEST, manifest_text(job, dest, rels))
@@ -77,9 +83,11 @@ def read_manifest(folder: Path) -> tuple[str, dict[str, dict]]:
         raise InputError(f"not a manifest: invalid JSON ({exc.msg})", path, exc.lineno) from None
     packages = doc.get("packages") if isinstance(doc, dict) else None
     if not isinstance(packages, dict) or not all(
-            isinstance(v, dict) and isinstance(v.get("sha256"), str) for v in packages.values()):
-        raise InputError("not a manifest: expected {\"job\": ..., \"packages\": {\"<subdir>/<file>\": "
-                         "{\"sha256\": ...}}}", path, 1)
+        isinstance(v, dict) and isinstance(v.get("sha256"), str) for v in packages.values()
+    ):
+        raise InputError(
+            'not a manifest: expected {"job": ..., "packages": {"<subdir>/<file>": {"sha256": ...}}}', path, 1
+        )
     return str(doc.get("job") or Path(folder).name), packages
 
 
@@ -92,8 +100,11 @@ def verify(artifacts: Path) -> tuple[dict[str, Package], list[str]]:
     single = (artifacts / MANIFEST).is_file()
     folders = [artifacts] if single else sorted(p.parent for p in artifacts.glob(f"*/{MANIFEST}"))
     if not folders:
-        raise InputError(f"no artifact folders with a {MANIFEST} (download each artifact into its "
-                         "own folder: actions/download-artifact without merge-multiple)", artifacts)
+        raise InputError(
+            f"no artifact folders with a {MANIFEST} (download each artifact into its "
+            "own folder: actions/download-artifact without merge-multiple)",
+            artifacts,
+        )
     chosen: dict[str, Package] = {}
     problems: list[str] = []
     for folder in folders:
@@ -109,17 +120,21 @@ def verify(artifacts: Path) -> tuple[dict[str, Package], list[str]]:
                 continue
             found = Package(rel, sha256_of(path), path.stat().st_size, where, job, path)
             if found.sha256 != meta["sha256"]:
-                problems.append(f"{where}/{rel}: sha256 {found.sha256[:16]}..., but job {job} built "
-                                f"{meta['sha256'][:16]}...: changed after the build (a cut or "
-                                "interleaved download?)")
+                problems.append(
+                    f"{where}/{rel}: sha256 {found.sha256[:16]}..., but job {job} built "
+                    f"{meta['sha256'][:16]}...: changed after the build (a cut or "
+                    "interleaved download?)"
+                )
                 continue
             other = chosen.get(rel)
             if other is None:
                 chosen[rel] = found
             elif other.sha256 != found.sha256:
-                problems.append(f"{rel}: two different files of that name, from {other.origin} (job "
-                                f"{other.job}, sha256 {other.sha256[:16]}...) and {where} (job {job}, "
-                                f"sha256 {found.sha256[:16]}...): a package must be built by one job")
+                problems.append(
+                    f"{rel}: two different files of that name, from {other.origin} (job "
+                    f"{other.job}, sha256 {other.sha256[:16]}...) and {where} (job {job}, "
+                    f"sha256 {found.sha256[:16]}...): a package must be built by one job"
+                )
     return chosen, problems
 
 
@@ -130,8 +145,10 @@ def collect(artifacts: Path, channel: Path) -> list[Package]:
     for rel, package in chosen.items():
         present = channel / rel
         if present.is_file() and sha256_of(present) != package.sha256:
-            problems.append(f"{rel}: {channel} already holds a different file of that name "
-                            f"(sha256 {sha256_of(present)[:16]}...) than {package.origin}")
+            problems.append(
+                f"{rel}: {channel} already holds a different file of that name "
+                f"(sha256 {sha256_of(present)[:16]}...) than {package.origin}"
+            )
     if problems:
         raise GpuforgeError(f"refused, nothing copied into {channel}: " + "; ".join(problems))
     for rel, package in chosen.items():

@@ -19,8 +19,7 @@ def cmd_ci_render(args: argparse.Namespace) -> int:
     for line in endings:
         print(line)
     if args.check and changes:
-        print(f"{len(changes)} generated file(s) differ from {CONFIG.as_posix()}: "
-              "run `gpuforge ci render`")
+        print(f"{len(changes)} generated file(s) differ from {CONFIG.as_posix()}: run `gpuforge ci render`")
         return 1
     if endings:
         print(f"{len(endings)} script(s) with line endings their interpreter misreads")
@@ -36,10 +35,18 @@ def cmd_ci_matrix(args: argparse.Namespace) -> int:
     from gpuforge.ci.workflow import RUNNERS, make_plan
 
     plan = make_plan(args.root)
-    jobs = [{"name": j.name, "platform": j.platform, "runner": RUNNERS[j.platform],
-             "stage": "variant" if j.pins else "base", "pins": j.pins,
-             "config": j.config_path.as_posix(), "recipes": [r.name for r in j.recipes]}
-            for j in plan.jobs]
+    jobs = [
+        {
+            "name": j.name,
+            "platform": j.platform,
+            "runner": RUNNERS[j.platform],
+            "stage": "variant" if j.pins else "base",
+            "pins": j.pins,
+            "config": j.config_path.as_posix(),
+            "recipes": [r.name for r in j.recipes],
+        }
+        for j in plan.jobs
+    ]
     if args.json:
         print(json.dumps(jobs, indent=2))
         return 0
@@ -81,7 +88,7 @@ def cmd_ci_channel_failure(args: argparse.Namespace) -> int:
     from gpuforge.fileio import decode_text, read_bytes
 
     data = read_bytes(args.log, limit=64 * 1024 * 1024)
-    failure = classify(decode_text(data[-4 * 1024 * 1024:], args.log))
+    failure = classify(decode_text(data[-4 * 1024 * 1024 :], args.log))
     if failure is None:
         return 1
     print(failure)
@@ -109,43 +116,62 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "ci", help="CI generated from the variant matrix, and its build steps"
     ).add_subparsers(dest="ci_command", required=True)
     ci_common = argparse.ArgumentParser(add_help=False)
-    ci_common.add_argument("--root", type=Path, default=Path("."),
-                           help="repository root (default: the current folder)")
+    ci_common.add_argument(
+        "--root", type=Path, default=Path("."), help="repository root (default: the current folder)"
+    )
     ci_render = ci_cmds.add_parser(
-        "render", parents=[ci_common],
-        help="write ci/variants/*.yaml and the workflow's matrix from recipes/conda_build_config.yaml")
-    ci_render.add_argument("--check", action="store_true",
-                           help="change nothing; exit 1 when a generated file differs")
+        "render",
+        parents=[ci_common],
+        help="write ci/variants/*.yaml and the workflow's matrix from recipes/conda_build_config.yaml",
+    )
+    ci_render.add_argument(
+        "--check", action="store_true", help="change nothing; exit 1 when a generated file differs"
+    )
     ci_render.set_defaults(func=cmd_ci_render)
     ci_matrix = ci_cmds.add_parser("matrix", parents=[ci_common], help="print the CI build jobs")
     ci_matrix.add_argument("--json", action="store_true", help="print JSON")
     ci_matrix.set_defaults(func=cmd_ci_matrix)
-    ci_args = ci_cmds.add_parser("build-args", parents=[ci_common],
-                                 help="the `conda build` arguments of one job, one per line")
+    ci_args = ci_cmds.add_parser(
+        "build-args", parents=[ci_common], help="the `conda build` arguments of one job, one per line"
+    )
     ci_args.add_argument("job", help="a job name from `gpuforge ci matrix` (e.g. linux-64)")
-    ci_args.add_argument("--channel", type=Path, default=Path("channel"),
-                         help="the local channel with what the job builds on (default: channel)")
-    ci_args.add_argument("--output", type=Path, default=Path("build/conda-out"),
-                         help="conda-build's output folder (default: build/conda-out)")
+    ci_args.add_argument(
+        "--channel",
+        type=Path,
+        default=Path("channel"),
+        help="the local channel with what the job builds on (default: channel)",
+    )
+    ci_args.add_argument(
+        "--output",
+        type=Path,
+        default=Path("build/conda-out"),
+        help="conda-build's output folder (default: build/conda-out)",
+    )
     ci_args.set_defaults(func=cmd_ci_build_args)
-    ci_out = ci_cmds.add_parser("outputs", help="a build job's packages and their sha256 "
-                                "(manifest.json), for its artifact")
+    ci_out = ci_cmds.add_parser(
+        "outputs", help="a build job's packages and their sha256 (manifest.json), for its artifact"
+    )
     ci_out.add_argument("job", help="the job that built them")
-    ci_out.add_argument("--from", dest="source", type=Path, required=True,
-                        help="conda-build's output folder")
+    ci_out.add_argument("--from", dest="source", type=Path, required=True, help="conda-build's output folder")
     ci_out.add_argument("--to", dest="dest", type=Path, required=True, help="the artifact folder")
     ci_out.set_defaults(func=cmd_ci_outputs)
-    ci_collect = ci_cmds.add_parser("collect", help="verify downloaded artifacts (one folder each) "
-                                    "against their manifests and copy their packages into a channel")
+    ci_collect = ci_cmds.add_parser(
+        "collect",
+        help="verify downloaded artifacts (one folder each) "
+        "against their manifests and copy their packages into a channel",
+    )
     ci_collect.add_argument("artifacts", type=Path, help="the folder holding one folder per artifact")
     ci_collect.add_argument("--channel", type=Path, required=True, help="the channel folder to fill")
     ci_collect.set_defaults(func=cmd_ci_collect)
-    ci_fail = ci_cmds.add_parser("channel-failure", help="the channel failure (host, HTTP status) a "
-                                 "log reports; exit 1 when it reports none")
+    ci_fail = ci_cmds.add_parser(
+        "channel-failure",
+        help="the channel failure (host, HTTP status) a log reports; exit 1 when it reports none",
+    )
     ci_fail.add_argument("log", type=Path, help="a command's output")
     ci_fail.set_defaults(func=cmd_ci_channel_failure)
-    ci_envs = ci_cmds.add_parser("envs", parents=[ci_common],
-                                 help="a platform's environment files (envs/*-<platform>.yml)")
+    ci_envs = ci_cmds.add_parser(
+        "envs", parents=[ci_common], help="a platform's environment files (envs/*-<platform>.yml)"
+    )
     ci_envs.add_argument("platform", choices=list(PLATFORMS))
     ci_envs.set_defaults(func=cmd_ci_envs)
     ci_env = ci_cmds.add_parser("env-file", help="an environment file with the local channel first")

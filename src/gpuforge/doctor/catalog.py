@@ -16,7 +16,8 @@ from gpuforge.yamlio import expect_list, expect_mapping, read_yaml
 
 CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
 CONDITION = re.compile(
-    r"^(?P<not>not\s+)?(?P<path>[\w.\-]+)(?:\s*(?P<op>==|!=|>=|<=|>|<|~)\s*(?P<value>\S.*))?$")
+    r"^(?P<not>not\s+)?(?P<path>[\w.\-]+)(?:\s*(?P<op>==|!=|>=|<=|>|<|~)\s*(?P<value>\S.*))?$"
+)
 PLATFORMS = ("all", "linux", "win")
 
 
@@ -82,8 +83,14 @@ class Finding:
 
     def as_json(self) -> dict[str, Any]:
         e = self.entry
-        found = {"id": e.id, "title": e.title, "cause": e.cause, "fix": e.fix,
-                 "evidence": self.evidence, "source": e.source}
+        found = {
+            "id": e.id,
+            "title": e.title,
+            "cause": e.cause,
+            "fix": e.fix,
+            "evidence": self.evidence,
+            "source": e.source,
+        }
         if e.candidates:
             found["candidates"] = list(e.candidates)
         return found
@@ -173,8 +180,12 @@ def last_match(pattern: re2._Regexp, data: bytes) -> re2._Match | None:
 
 def _origins(value: Any, item: Any, path: Path, line: int) -> tuple[str, ...]:
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value):
-        raise GpuforgeError(f"{item['id']}: `from` must be a list of sources (report files, urls, "
-                            "`seed N`, `code: FILE`, `repro: TEST`)", path, line)
+        raise GpuforgeError(
+            f"{item['id']}: `from` must be a list of sources (report files, urls, "
+            "`seed N`, `code: FILE`, `repro: TEST`)",
+            path,
+            line,
+        )
     return tuple(v.strip() for v in value)
 
 
@@ -186,8 +197,9 @@ def _pattern_items(item: Any, values: Any, path: Path, line: int) -> list[tuple[
     for value in values or []:
         if isinstance(value, dict):
             if set(value) != {"re", "from"} or not isinstance(value["re"], str):
-                raise GpuforgeError(f"{item['id']}: a pattern is a string or `{{re: REGEX, from: [...]}}`",
-                                    path, line)
+                raise GpuforgeError(
+                    f"{item['id']}: a pattern is a string or `{{re: REGEX, from: [...]}}`", path, line
+                )
             out.append((value["re"], _origins(value["from"], item, path, line)))
         elif isinstance(value, str):
             out.append((value, default))
@@ -196,8 +208,9 @@ def _pattern_items(item: Any, values: Any, path: Path, line: int) -> list[tuple[
     return out
 
 
-def _patterns(item: Any, key: str, path: Path, line: int,
-              origins: dict[bytes, tuple[str, ...]] | None = None) -> tuple[re2._Regexp, ...]:
+def _patterns(
+    item: Any, key: str, path: Path, line: int, origins: dict[bytes, tuple[str, ...]] | None = None
+) -> tuple[re2._Regexp, ...]:
     compiled = []
     for pattern, sources in _pattern_items(item, (item.get("match") or {}).get(key, []), path, line):
         try:
@@ -211,8 +224,9 @@ def _patterns(item: Any, key: str, path: Path, line: int,
     return tuple(compiled)
 
 
-def _groups(item: Any, path: Path, line: int,
-            origins: dict[bytes, tuple[str, ...]]) -> tuple[tuple[re2._Regexp, ...], ...]:
+def _groups(
+    item: Any, path: Path, line: int, origins: dict[bytes, tuple[str, ...]]
+) -> tuple[tuple[re2._Regexp, ...], ...]:
     """`all:` is one list of patterns that must all match, or a list of such lists (any one)."""
     value = (item.get("match") or {}).get("all") or []
     groups = value if value and all(isinstance(v, list) for v in value) else [value] if value else []
@@ -248,14 +262,26 @@ def load_catalog(path: Path = CATALOG_PATH) -> tuple[Entry, ...]:
         origins: dict[bytes, tuple[str, ...]] = {}
         facts = tuple(
             tuple(_condition(c, path, line) for c in (group if isinstance(group, list) else [group]))
-            for group in (item.get("match") or {}).get("facts", []) or [])
-        entry = Entry(item["id"], item["title"], platforms, _patterns(item, "text", path, line, origins),
-                      item["cause"], item["fix"], item["source"], item,
-                      all_groups=_groups(item, path, line, origins), facts=facts,
-                      unless=_patterns(item, "unless", path, line),
-                      wrapper=bool(item.get("wrapper")), autofix=item.get("autofix"),
-                      explains=_ids(item, "explains", path, line),
-                      candidates=_ids(item, "candidates", path, line), origins=origins)
+            for group in (item.get("match") or {}).get("facts", []) or []
+        )
+        entry = Entry(
+            item["id"],
+            item["title"],
+            platforms,
+            _patterns(item, "text", path, line, origins),
+            item["cause"],
+            item["fix"],
+            item["source"],
+            item,
+            all_groups=_groups(item, path, line, origins),
+            facts=facts,
+            unless=_patterns(item, "unless", path, line),
+            wrapper=bool(item.get("wrapper")),
+            autofix=item.get("autofix"),
+            explains=_ids(item, "explains", path, line),
+            candidates=_ids(item, "candidates", path, line),
+            origins=origins,
+        )
         if not (entry.patterns or entry.all_groups or entry.facts):
             raise GpuforgeError(f"{item['id']}: no match (text, all or facts)", path, line)
         entries.append(entry)
@@ -278,7 +304,7 @@ def entry(entry_id: str) -> Entry:
 def _line_of(text: bytes, m: re2._Match) -> str:
     line_start = max(text.rfind(b"\n", 0, m.start()) + 1, m.start() - 300)
     line_end = text.find(b"\n", m.end(), m.end() + 300)
-    line = text[line_start:line_end if line_end != -1 else m.end() + 300]
+    line = text[line_start : line_end if line_end != -1 else m.end() + 300]
     return line.decode("utf-8", "replace").strip()[:300]
 
 
@@ -288,8 +314,13 @@ def pattern_set(path: Path = CATALOG_PATH) -> tuple[re2.Set, list[bytes]]:
     occur at all, so only those are searched again for their last match."""
     options = re2.Options()
     options.log_errors = False
-    patterns = sorted({p.pattern for e in load_catalog(path)
-                       for p in (*e.patterns, *e.unless, *(q for g in e.all_groups for q in g))})
+    patterns = sorted(
+        {
+            p.pattern
+            for e in load_catalog(path)
+            for p in (*e.patterns, *e.unless, *(q for g in e.all_groups for q in g))
+        }
+    )
     found = re2.Set.SearchSet(options)
     for pattern in patterns:
         found.Add(pattern)
@@ -400,13 +431,17 @@ def _short(value: Any) -> str:
     return str(value)[:300]
 
 
-def diagnose(text: str | None = None, facts: dict[str, Any] | None = None,
-             platform: str = "linux") -> list[Finding]:
+def diagnose(
+    text: str | None = None, facts: dict[str, Any] | None = None, platform: str = "linux"
+) -> list[Finding]:
     """Findings from an error text and/or probed facts; text findings first, one per id."""
     found = diagnose_text(text) if text else []
     if facts is not None:
         ids = {f.id for f in found}
         specific_text = any(not f.entry.wrapper for f in found)
-        found += [f for f in diagnose_facts(facts, platform)
-                  if f.id not in ids and not (f.entry.wrapper and specific_text)]
+        found += [
+            f
+            for f in diagnose_facts(facts, platform)
+            if f.id not in ids and not (f.entry.wrapper and specific_text)
+        ]
     return found

@@ -65,8 +65,10 @@ def host_evidence(text: str) -> list[str]:
         if host in hosts:
             found[f"gpuforge-evidence: no HTTP answer from {host}, a real channel host"] = None
             continue
-        ratio, near = max(((difflib.SequenceMatcher(None, host, h).ratio(), h)
-                           for h in hosts if domain(h) == domain(host)), default=(0.0, ""))
+        ratio, near = max(
+            ((difflib.SequenceMatcher(None, host, h).ratio(), h) for h in hosts if domain(h) == domain(host)),
+            default=(0.0, ""),
+        )
         if ratio >= MISSPELLED:
             found[f"gpuforge-evidence: channel host {host} does not exist: a misspelling of {near}"] = None
     return list(found)

@@ -24,8 +24,7 @@ def cmd_theanorc_write(args: argparse.Namespace) -> int:
     path = expand(args.path) if args.path else default_path()
     with FileLock(path.parent, f"another write of {path}", folder=True):
         backup = write_profile(args.profile, path)
-    print(f"wrote {path} (profile {args.profile})" + (f"; the previous file is {backup}"
-                                                       if backup else ""))
+    print(f"wrote {path} (profile {args.profile})" + (f"; the previous file is {backup}" if backup else ""))
     return 0
 
 
@@ -101,42 +100,67 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "theanorc", help="show, write and migrate Theano's configuration"
     ).add_subparsers(dest="theanorc_command", required=True)
     show = theanorc_cmds.add_parser(
-        "show", help="the effective Theano configuration and where each value came from")
+        "show", help="the effective Theano configuration and where each value came from"
+    )
     show.add_argument("--python", help="interpreter whose Theano to ask (default: `python` on PATH)")
-    show.add_argument("--exec", dest="exec_code", metavar="CODE",
-                      help="run CODE after importing theano (e.g. 'import myproject'): its "
-                           "theano.config assignments are shown as such")
+    show.add_argument(
+        "--exec",
+        dest="exec_code",
+        metavar="CODE",
+        help="run CODE after importing theano (e.g. 'import myproject'): its "
+        "theano.config assignments are shown as such",
+    )
     show.add_argument("--all", action="store_true", help="list every option, defaults included")
     show.add_argument("--json", action="store_true", help="print JSON")
     show.set_defaults(func=cmd_theanorc_show)
-    write = theanorc_cmds.add_parser("write", help="write one of seed 003's profiles "
-                                     "(atomically, keeping the old file as .bak)")
+    write = theanorc_cmds.add_parser(
+        "write", help="write one of seed 003's profiles (atomically, keeping the old file as .bak)"
+    )
     write.add_argument("--profile", required=True, choices=["fast", "dev", "multi-gpu", "profile"])
     write.add_argument("--path", help="file to write (default: ~/.theanorc)")
     write.set_defaults(func=cmd_theanorc_write)
     migrate = theanorc_cmds.add_parser(
-        "migrate", help="convert old-backend settings (device=gpu, lib.cnmem, nvcc.*) for Theano 1.0")
+        "migrate", help="convert old-backend settings (device=gpu, lib.cnmem, nvcc.*) for Theano 1.0"
+    )
     migrate.add_argument("--path", help="file to migrate (default: ~/.theanorc)")
     migrate.add_argument("--yes", action="store_true", help="write without asking")
     migrate.set_defaults(func=cmd_theanorc_migrate)
 
     doctor = commands.add_parser(
-        "doctor", help="name the known failures of an environment (or of a log) and their fixes")
-    doctor.add_argument("--python", help="interpreter to probe (default: the first python on PATH, "
-                                         "i.e. the activated environment's)")
+        "doctor", help="name the known failures of an environment (or of a log) and their fixes"
+    )
+    doctor.add_argument(
+        "--python",
+        help="interpreter to probe (default: the first python on PATH, i.e. the activated environment's)",
+    )
     source = doctor.add_mutually_exclusive_group()
-    source.add_argument("--log", metavar="FILE",
-                        help="diagnose a pasted traceback or console log ('-': stdin)")
-    source.add_argument("--facts", metavar="FILE",
-                        help="diagnose a saved probe report (inside/probe.py's output, e.g. from Windows)")
+    source.add_argument(
+        "--log", metavar="FILE", help="diagnose a pasted traceback or console log ('-': stdin)"
+    )
+    source.add_argument(
+        "--facts",
+        metavar="FILE",
+        help="diagnose a saved probe report (inside/probe.py's output, e.g. from Windows)",
+    )
     source.add_argument("--explain", metavar="ID", help="print a catalog entry in full")
-    doctor.add_argument("--json", action="store_true",
-                        help='print {"findings": [{"id", "title", "cause", "fix", "evidence", "source"}]}')
-    doctor.add_argument("--fix", action="store_true",
-                        help="apply the safe fixes (a .theanorc key, a pin in --env-file): diff, then an "
-                             "atomic write with a .bak backup")
-    doctor.add_argument("--env-file", type=Path,
-                        help="environment.yml or requirements.txt that --fix may pin packages in")
-    doctor.add_argument("--timeout", type=float, default=180,
-                        help="seconds the whole probe may take, the imports included (default: 180)")
+    doctor.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"findings": [{"id", "title", "cause", "fix", "evidence", "source"}]}',
+    )
+    doctor.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the safe fixes (a .theanorc key, a pin in --env-file): diff, then an "
+        "atomic write with a .bak backup",
+    )
+    doctor.add_argument(
+        "--env-file", type=Path, help="environment.yml or requirements.txt that --fix may pin packages in"
+    )
+    doctor.add_argument(
+        "--timeout",
+        type=float,
+        default=180,
+        help="seconds the whole probe may take, the imports included (default: 180)",
+    )
     doctor.set_defaults(func=cmd_doctor)

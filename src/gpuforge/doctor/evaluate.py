@@ -122,21 +122,38 @@ class Tally:
         def share(n: int) -> float | None:
             return round(n / self.in_catalog, 3) if self.in_catalog else None
 
-        return {"reports": self.reports, "in_catalog": self.in_catalog,
-                "first_right": self.first_right, "accuracy": share(self.first_right),
-                "recalled": self.recalled, "recall": share(self.recalled),
-                "undecided": self.undecided, "abstained": self.abstained, "wrong": self.wrong,
-                "outside_catalog": self.outside, "false_alarms": self.false_alarms,
-                "max_seconds": round(max(self.seconds, default=0.0), 4),
-                "mean_seconds": round(sum(self.seconds) / len(self.seconds), 4) if self.seconds else 0.0}
+        return {
+            "reports": self.reports,
+            "in_catalog": self.in_catalog,
+            "first_right": self.first_right,
+            "accuracy": share(self.first_right),
+            "recalled": self.recalled,
+            "recall": share(self.recalled),
+            "undecided": self.undecided,
+            "abstained": self.abstained,
+            "wrong": self.wrong,
+            "outside_catalog": self.outside,
+            "false_alarms": self.false_alarms,
+            "max_seconds": round(max(self.seconds, default=0.0), 4),
+            "mean_seconds": round(sum(self.seconds) / len(self.seconds), 4) if self.seconds else 0.0,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Tally:
         """A tally as `--json` wrote it (its times: the max only)."""
-        names = ("reports", "in_catalog", "first_right", "recalled", "undecided", "abstained", "wrong",
-                 "false_alarms")
-        return cls(**{n: data[n] for n in names}, outside=data["outside_catalog"],
-                   seconds=[data["max_seconds"]])
+        names = (
+            "reports",
+            "in_catalog",
+            "first_right",
+            "recalled",
+            "undecided",
+            "abstained",
+            "wrong",
+            "false_alarms",
+        )
+        return cls(
+            **{n: data[n] for n in names}, outside=data["outside_catalog"], seconds=[data["max_seconds"]]
+        )
 
 
 def read_report(path: Path) -> UserReport:
@@ -153,9 +170,16 @@ def read_report(path: Path) -> UserReport:
             kind = header.get("kind") or kind_of(header["url"])
             if kind not in KINDS:
                 raise GpuforgeError(f"kind must be one of {', '.join(KINDS)}", path, number)
-            return UserReport(path, header["url"], header["source"], header["expected"].split()[0],
-                              header["cause"], "\n".join(lines[number:]), kind,
-                              header.get("proposed", ""))
+            return UserReport(
+                path,
+                header["url"],
+                header["source"],
+                header["expected"].split()[0],
+                header["cause"],
+                "\n".join(lines[number:]),
+                kind,
+                header.get("proposed", ""),
+            )
         m = HEADER.match(line)
         if not m:
             raise GpuforgeError("not a report header line (`# key: value` until `# ---`)", path, number)
@@ -170,8 +194,10 @@ def origin_group(origin: str) -> str | None:
     if origin.endswith(".txt") and not origin.startswith(("http", "logs/")):
         path = REPORTS / origin
         if not path.is_file():
-            raise GpuforgeError(f"`from:` names a report that is not in the corpus: {origin}",
-                                load_catalog.__defaults__[0] if load_catalog.__defaults__ else None)
+            raise GpuforgeError(
+                f"`from:` names a report that is not in the corpus: {origin}",
+                load_catalog.__defaults__[0] if load_catalog.__defaults__ else None,
+            )
         return read_report(path).group
     return group_of(origin) if origin.startswith("http") else None
 
@@ -180,8 +206,9 @@ def switched_off(group: str) -> dict[str, frozenset[bytes]]:
     """Per entry, the patterns written only from ``group``'s threads."""
     off = {}
     for e in load_catalog():
-        patterns = frozenset(p for p, origins in e.origins.items()
-                             if origins and {origin_group(o) for o in origins} == {group})
+        patterns = frozenset(
+            p for p, origins in e.origins.items() if origins and {origin_group(o) for o in origins} == {group}
+        )
         if patterns:
             off[e.id] = patterns
     return off
@@ -248,8 +275,13 @@ class Evaluation:
     def tallies(self, key: Callable[[UserReport], str]) -> dict[str, tuple[Tally, Tally]]:
         """(whole, cross-validated) tallies per ``key`` of the report, and `all`."""
         keys = sorted({key(o.report) for o in self.whole})
-        rows = {k: (tally((o for o in self.whole if key(o.report) == k), self.ids),
-                    tally((o for o in self.cross if key(o.report) == k), self.ids)) for k in keys}
+        rows = {
+            k: (
+                tally((o for o in self.whole if key(o.report) == k), self.ids),
+                tally((o for o in self.cross if key(o.report) == k), self.ids),
+            )
+            for k in keys
+        }
         rows["all"] = (tally(self.whole, self.ids), tally(self.cross, self.ids))
         return rows
 
@@ -277,28 +309,55 @@ def _grid(rows: list[tuple[str, ...]]) -> list[str]:
 
 def table(tallies: dict[str, tuple[Tally, Tally]], label: str = "kind") -> list[str]:
     """Whole-corpus and cross-validated figures side by side (`whole / cross`)."""
-    rows = [(label, "reports", "in catalog", "first right (whole)", "first right (cross)",
-             "recall (whole / cross)", "undecided", "abstained", "wrong", "none", "false alarms")]
+    rows = [
+        (
+            label,
+            "reports",
+            "in catalog",
+            "first right (whole)",
+            "first right (cross)",
+            "recall (whole / cross)",
+            "undecided",
+            "abstained",
+            "wrong",
+            "none",
+            "false alarms",
+        )
+    ]
     for name, (w, c) in tallies.items():
-        rows.append((name, str(w.reports), str(w.in_catalog), _pct(w.first_right, w.in_catalog),
-                     _pct(c.first_right, c.in_catalog),
-                     f"{w.recalled} / {c.recalled}", f"{w.undecided} / {c.undecided}",
-                     f"{w.abstained} / {c.abstained}", f"{w.wrong} / {c.wrong}", str(w.outside),
-                     f"{w.false_alarms} / {c.false_alarms}"))
+        rows.append(
+            (
+                name,
+                str(w.reports),
+                str(w.in_catalog),
+                _pct(w.first_right, w.in_catalog),
+                _pct(c.first_right, c.in_catalog),
+                f"{w.recalled} / {c.recalled}",
+                f"{w.undecided} / {c.undecided}",
+                f"{w.abstained} / {c.abstained}",
+                f"{w.wrong} / {c.wrong}",
+                str(w.outside),
+                f"{w.false_alarms} / {c.false_alarms}",
+            )
+        )
     return _grid(rows)
 
 
 def timing(evaluation: Evaluation) -> str:
     seconds = [o.seconds for o in (*evaluation.whole, *evaluation.cross)]
-    return (f"time per report: max {max(seconds):.3f} s, mean {sum(seconds) / len(seconds):.4f} s "
-            f"({len(seconds)} diagnoses)")
+    return (
+        f"time per report: max {max(seconds):.3f} s, mean {sum(seconds) / len(seconds):.4f} s "
+        f"({len(seconds)} diagnoses)"
+    )
 
 
 def summary(figures: dict[str, Any]) -> list[str]:
     """The table by kind and what the cross-validated run still misses, by kind, from the figures
     `--json` wrote (the README's evaluation section, docs/generate.py's `doctor-eval` table)."""
-    tallies = {kind: (Tally.from_json(v["whole"]), Tally.from_json(v["cross"]))
-               for kind, v in figures["kind"].items()}
+    tallies = {
+        kind: (Tally.from_json(v["whole"]), Tally.from_json(v["cross"]))
+        for kind, v in figures["kind"].items()
+    }
     lines = table(tallies, "kind")
     worst = max(t.seconds[0] for pair in tallies.values() for t in pair)
     lines += ["", f"At most {worst:.3f} s per report. Not named right (cross-validated), by kind:", ""]
@@ -306,10 +365,14 @@ def summary(figures: dict[str, Any]) -> list[str]:
         missed: dict[str, list[str]] = {}
         for r in figures["reports"]:
             if r["kind"] == kind and r["cross_verdict"] not in ("right", "quiet"):
-                verdict = "false alarm" if r["cross_verdict"] == "wrong" and r["expected"] == "none" \
+                verdict = (
+                    "false alarm"
+                    if r["cross_verdict"] == "wrong" and r["expected"] == "none"
                     else r["cross_verdict"]
+                )
                 missed.setdefault(verdict, []).append(
-                    f"named {r['cross_findings'][0]}" if verdict == "false alarm" else r["expected"])
+                    f"named {r['cross_findings'][0]}" if verdict == "false alarm" else r["expected"]
+                )
         parts = [f"{verdict} {len(ids)}: {', '.join(sorted(ids))}" for verdict, ids in sorted(missed.items())]
         lines.append(f"- **{kind}**: " + ("; ".join(parts) if parts else "nothing"))
     return lines
@@ -320,8 +383,12 @@ def misses(outcomes: list[Outcome]) -> list[str]:
     for o in outcomes:
         if o.verdict in ("right", "quiet"):
             continue
-        got = ", ".join(f.id + (f"{{{'|'.join(f.entry.candidates)}}}" if f.undecided else "")
-                        for f in o.findings) or "nothing"
+        got = (
+            ", ".join(
+                f.id + (f"{{{'|'.join(f.entry.candidates)}}}" if f.undecided else "") for f in o.findings
+            )
+            or "nothing"
+        )
         where = f"{o.report.path.parent.name}/{o.report.path.name}"
         lines.append(f"{o.verdict:9} {o.report.kind:10} {where}: expected {o.report.expected}, got {got}")
     return lines
@@ -356,14 +423,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="doctor_eval", description=__doc__.split("\n")[0])
     parser.add_argument("folders", nargs="*", type=Path, default=[REPORTS])
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the figures as JSON")
-    parser.add_argument("--misses", action="store_true",
-                        help="list every report not named right (cross-validated)")
-    parser.add_argument("--by", choices=("kind", "source", "entry"), action="append",
-                        help="tables to print (default: kind, source and entry)")
-    parser.add_argument("--no-times", action="store_true",
-                        help="leave out the time line (output that does not vary between runs)")
-    parser.add_argument("--adversarial", action="store_true",
-                        help="also time matching on 1 MB and 10 MB single lines built from each pattern")
+    parser.add_argument(
+        "--misses", action="store_true", help="list every report not named right (cross-validated)"
+    )
+    parser.add_argument(
+        "--by",
+        choices=("kind", "source", "entry"),
+        action="append",
+        help="tables to print (default: kind, source and entry)",
+    )
+    parser.add_argument(
+        "--no-times",
+        action="store_true",
+        help="leave out the time line (output that does not vary between runs)",
+    )
+    parser.add_argument(
+        "--adversarial",
+        action="store_true",
+        help="also time matching on 1 MB and 10 MB single lines built from each pattern",
+    )
     args = parser.parse_args(argv)
     try:
         evaluation = evaluate(args.folders)
@@ -373,7 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     keys: dict[str, Callable[[UserReport], str]] = {
         "kind": lambda r: r.kind,
         "source": lambda r: r.group if r.kind == "upstream" else f"({r.kind})",
-        "entry": lambda r: r.expected if r.expected in evaluation.ids else "(outside the catalog)"}
+        "entry": lambda r: r.expected if r.expected in evaluation.ids else "(outside the catalog)",
+    }
     figures: dict[str, Any] = {}
     for by in args.by or ["kind", "source", "entry"]:
         tallies = evaluation.tallies(keys[by])
@@ -384,19 +463,29 @@ def main(argv: list[str] | None = None) -> int:
         print(timing(evaluation))
     if args.misses:
         print("\n".join(["", *misses(evaluation.cross)]))
-    figures["reports"] = [{"file": f"{w.report.path.parent.name}/{w.report.path.name}",
-                           "group": w.report.group, "kind": w.report.kind, "expected": w.report.expected,
-                           "verdict": w.verdict, "cross_verdict": c.verdict,
-                           "findings": [f.id for f in w.findings],
-                           "cross_findings": [f.id for f in c.findings], "seconds": round(w.seconds, 4)}
-                          for w, c in zip(evaluation.whole, evaluation.cross, strict=True)]
+    figures["reports"] = [
+        {
+            "file": f"{w.report.path.parent.name}/{w.report.path.name}",
+            "group": w.report.group,
+            "kind": w.report.kind,
+            "expected": w.report.expected,
+            "verdict": w.verdict,
+            "cross_verdict": c.verdict,
+            "findings": [f.id for f in w.findings],
+            "cross_findings": [f.id for f in c.findings],
+            "seconds": round(w.seconds, 4),
+        }
+        for w, c in zip(evaluation.whole, evaluation.cross, strict=True)
+    ]
     if args.adversarial:
         timings = time_adversarial()
         figures["adversarial_seconds"] = timings
         for size in ("1 MB", "10 MB"):
             worst = max(timings, key=lambda i: timings[i][size])
-            print(f"adversarial {size} single line: slowest entry {worst} "
-                  f"{timings[worst][size]:.3f} s (of {len(timings)} entries)")
+            print(
+                f"adversarial {size} single line: slowest entry {worst} "
+                f"{timings[worst][size]:.3f} s (of {len(timings)} entries)"
+            )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")

@@ -32,20 +32,31 @@ from gpuforge.locks import FileLock
 
 PROBE = Path(probe_mod.__file__).resolve()
 # the probe's facts that are mappings (inside/probe.py): anything else is not its report
-REPORT_MAPPINGS = ("python", "platform", "path", "config", "compiledir", "compiler", "cwd",
-                   "installs", "cuda", "imports")
+REPORT_MAPPINGS = (
+    "python",
+    "platform",
+    "path",
+    "config",
+    "compiledir",
+    "compiler",
+    "cwd",
+    "installs",
+    "cuda",
+    "imports",
+)
 PROBE_GRACE_S = 1.0  # after --timeout: the probe writes its report of what finished
 OLD_BACKEND_KEY = re.compile(r"^(lib\.cnmem|nvcc\..+)$")
 
 
 # --- probing ------------------------------------------------------------------
 
+
 def parse_report(text: str, where: str) -> dict[str, Any]:
     """The probe's JSON from its output (a marked line) or a saved report."""
     payload = None
     for line in text.splitlines():
         if line.startswith(probe_mod.PROBE_MARK):
-            payload = line[len(probe_mod.PROBE_MARK):]
+            payload = line[len(probe_mod.PROBE_MARK) :]
     if payload is None:
         payload = text.strip()
     if not payload:
@@ -71,8 +82,9 @@ def parse_report(text: str, where: str) -> dict[str, Any]:
     return facts
 
 
-def run_probe(python: str, timeout: float = 180, cwd: Path | None = None,
-              env: dict[str, str] | None = None) -> dict[str, Any]:
+def run_probe(
+    python: str, timeout: float = 180, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Run the probe under ``python`` (in ``cwd``, with ``env``) and return its facts.
 
     A Windows python.exe runs under Wine (its report comes back through a pipe: Wine's
@@ -91,18 +103,36 @@ def run_probe(python: str, timeout: float = 180, cwd: Path | None = None,
     # ``timeout`` bounds the whole probe: its imports stop at the deadline, and the probe
     # (with everything it started) is killed a second after it
     deadline = time.time() + timeout
-    cmd = [*start, script_path(python, PROBE), "--self", self_cmd, "--timeout", str(timeout),
-           "--deadline", f"{deadline:.3f}"]
+    cmd = [
+        *start,
+        script_path(python, PROBE),
+        "--self",
+        self_cmd,
+        "--timeout",
+        str(timeout),
+        "--deadline",
+        f"{deadline:.3f}",
+    ]
     try:
-        proc = processes.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd,
-                             env=wine_env(python, env), timeout=timeout + PROBE_GRACE_S)
+        proc = processes.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            cwd=cwd,
+            env=wine_env(python, env),
+            timeout=timeout + PROBE_GRACE_S,
+        )
     except FileNotFoundError:
         raise GpuforgeError("no such interpreter", python) from None
     except (PermissionError, OSError) as exc:
         raise GpuforgeError(f"cannot run it: {exc.strerror or exc}", python) from None
     except subprocess.TimeoutExpired:
-        raise GpuforgeError(f"the probe did not finish in {timeout:g} s (--timeout): the interpreter "
-                            "hangs, or its imports take longer", python) from None
+        raise GpuforgeError(
+            f"the probe did not finish in {timeout:g} s (--timeout): the interpreter "
+            "hangs, or its imports take longer",
+            python,
+        ) from None
     if probe_mod.PROBE_MARK not in proc.stdout:
         tail = (proc.stderr.strip().splitlines() or proc.stdout.strip().splitlines() or ["no output"])[-1]
         raise GpuforgeError(f"the probe printed no report (exit {proc.returncode}): {tail[:200]}", python)
@@ -130,7 +160,8 @@ def derive(facts: dict[str, Any]) -> dict[str, Any]:
     device = effective.get("device") or explicit("device") or "cpu"
     floatx = effective.get("floatX") or explicit("floatX") or "float64"
     derived: dict[str, Any] = {
-        "device": device, "floatX": floatx,
+        "device": device,
+        "floatX": floatx,
         "gpu_device": device.startswith(("cuda", "opencl")),
         "cuda_device": device.startswith("cuda"),
         "device_as_cuda": re.sub(r"^gpu", "cuda", device),
@@ -140,22 +171,33 @@ def derive(facts: dict[str, Any]) -> dict[str, Any]:
     cxx_set = explicit("cxx")
     if theano.get("found") and cxx_set is None:
         cxx_effective = effective.get("cxx")
-        derived["gxx_missing"] = (cxx_effective == "" if cxx_effective is not None
-                                  else not compiler.get("gxx_on_path"))
+        derived["gxx_missing"] = (
+            cxx_effective == "" if cxx_effective is not None else not compiler.get("gxx_on_path")
+        )
     first = compiler.get("gxx_on_path")
-    if first and cxx_set and compiler.get("cxx_realpath") and \
-            compiler.get("cxx_realpath") != compiler.get("gxx_on_path_realpath"):
+    if (
+        first
+        and cxx_set
+        and compiler.get("cxx_realpath")
+        and compiler.get("cxx_realpath") != compiler.get("gxx_on_path_realpath")
+    ):
         source = settings["cxx"]["source"]
         derived["foreign_gxx"] = f"cxx = {cxx_set} ({source}) but the first g++ on PATH is {first}"
-    elif first and not cxx_set and compiler.get("env_gxx") and \
-            os.path.realpath(compiler["env_gxx"]) != compiler.get("gxx_on_path_realpath"):
-        derived["foreign_gxx"] = (f"the first g++ on PATH is {first}, not this environment's "
-                                  f"{compiler['env_gxx']}")
+    elif (
+        first
+        and not cxx_set
+        and compiler.get("env_gxx")
+        and os.path.realpath(compiler["env_gxx"]) != compiler.get("gxx_on_path_realpath")
+    ):
+        derived["foreign_gxx"] = (
+            f"the first g++ on PATH is {first}, not this environment's {compiler['env_gxx']}"
+        )
     held = [lk for lk in lookup(facts, "compiledir.locks") or [] if lk.get("alive") is not False]
     if held:
         lk = held[0]
-        derived["lock_held"] = (f"{lk['lock_dir']} is held by process {lk.get('pid')} on "
-                                f"{lk.get('host')}" + ("" if lk.get("alive") else " (liveness unknown)"))
+        derived["lock_held"] = f"{lk['lock_dir']} is held by process {lk.get('pid')} on {lk.get('host')}" + (
+            "" if lk.get("alive") else " (liveness unknown)"
+        )
     derived["env_mismatch"] = env_mismatch(lookup(facts, "path") or {})
     if host_platform(facts) == "win":
         derived["path_spaces_nonascii"] = odd_windows_path(facts, effective)
@@ -177,10 +219,13 @@ def odd_windows_path(facts: dict[str, Any], effective: dict[str, Any]) -> str | 
     """The first folder Theano compiles in (compiledir, TEMP, the user folder) whose Windows
     path has a space or a non-ASCII character, and which characters."""
     windows = facts.get("windows") or {}
-    folders = [("Theano's compiledir", effective.get("compiledir")),
-               ("base_compiledir", effective.get("base_compiledir") or lookup(facts, "compiledir.base")),
-               ("TEMP", windows.get("temp")), ("TMP", windows.get("tmp")),
-               ("the user folder (USERPROFILE)", windows.get("userprofile"))]
+    folders = [
+        ("Theano's compiledir", effective.get("compiledir")),
+        ("base_compiledir", effective.get("base_compiledir") or lookup(facts, "compiledir.base")),
+        ("TEMP", windows.get("temp")),
+        ("TMP", windows.get("tmp")),
+        ("the user folder (USERPROFILE)", windows.get("userprofile")),
+    ]
     for label, path in folders:
         odd = sorted({c for c in path or "" if c == " " or ord(c) > 127})
         if odd:
@@ -247,8 +292,9 @@ def diagnose_facts_report(facts: dict[str, Any], start: float) -> Report:
     return Report(findings, facts, time.monotonic() - start)
 
 
-def doctor_python(python: str, timeout: float = 180, cwd: Path | None = None,
-                  env: dict[str, str] | None = None) -> Report:
+def doctor_python(
+    python: str, timeout: float = 180, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> Report:
     start = time.monotonic()
     return diagnose_facts_report(run_probe(python, timeout, cwd, env), start)
 
@@ -259,8 +305,10 @@ def doctor_log(text: str) -> Report:
     return Report(diagnose(text=text), None, time.monotonic() - start, notes)
 
 
-CUT_NOTE = ("the paste looks cut: it ends inside a traceback, before the exception line; "
-            "paste the whole output for a surer answer")
+CUT_NOTE = (
+    "the paste looks cut: it ends inside a traceback, before the exception line; "
+    "paste the whole output for a surer answer"
+)
 
 
 def looks_cut(text: str) -> bool:
@@ -291,7 +339,7 @@ def decode_log(data: bytes) -> str | None:
     (a latin-1 or GBK console) become U+FFFD: the error numbers and shapes still match."""
     for bom, codec in BOMS:  # the one reader's table (fileio): "utf-16" reads its own BOM
         if data.startswith(bom):
-            return data[0 if codec == "utf-16" else len(bom):].decode(codec, "replace")
+            return data[0 if codec == "utf-16" else len(bom) :].decode(codec, "replace")
     head = data[:65536]
     if b"\0" not in head:
         return data.decode("utf-8", "replace")
@@ -299,7 +347,7 @@ def decode_log(data: bytes) -> str | None:
     for zeros, codec in ((odd, "utf-16-le"), (even, "utf-16-be")):
         other = even if zeros is odd else odd
         if zeros.count(0) > 0.4 * len(zeros) and other.count(0) < 0.05 * len(other):
-            return data[:len(data) // 2 * 2].decode(codec, "replace")
+            return data[: len(data) // 2 * 2].decode(codec, "replace")
     return None
 
 
@@ -311,6 +359,7 @@ def time_doctor(python: str, cwd: Path | None = None, env: dict[str, str] | None
 
 
 # --- output ---------------------------------------------------------------------
+
 
 def _ver(facts: dict[str, Any], name: str) -> str:
     info = lookup(facts, f"imports.{name}") or {}
@@ -327,8 +376,10 @@ def _ver(facts: dict[str, Any], name: str) -> str:
 def summary(facts: dict[str, Any]) -> list[str]:
     """A few lines on what was probed."""
     py = facts["python"]
-    lines = [f"python   {py['executable']}: Python {py['version']} {py['bits']}-bit "
-             f"({lookup(facts, 'platform.sys_platform')} {lookup(facts, 'platform.machine')})"]
+    lines = [
+        f"python   {py['executable']}: Python {py['version']} {py['bits']}-bit "
+        f"({lookup(facts, 'platform.sys_platform')} {lookup(facts, 'platform.machine')})"
+    ]
     lines.append("imports  " + " | ".join(_ver(facts, n) for n in probe_mod.MODULES))
     settings = lookup(facts, "config.settings") or {}
     effective = lookup(facts, "imports.theano.config") or {}
@@ -342,39 +393,52 @@ def summary(facts: dict[str, Any]) -> list[str]:
     if shown:
         lines.append("theano   " + ", ".join(shown))
     comp = facts.get("compiler") or {}
-    lines.append(f"g++      first on PATH: {comp.get('gxx_on_path') or '-'}; Theano's cxx: "
-                 f"{comp.get('cxx_resolved') or '-'}")
+    lines.append(
+        f"g++      first on PATH: {comp.get('gxx_on_path') or '-'}; Theano's cxx: "
+        f"{comp.get('cxx_resolved') or '-'}"
+    )
     drv = lookup(facts, "cuda.driver") or {}
     smi = lookup(facts, "cuda.nvidia_smi") or {}
     nvcc = lookup(facts, "cuda.nvcc") or {}
     cudnn = lookup(facts, "cuda.cudnn") or {}
-    lines.append("cuda     driver " + (f"{drv.get('version')} ({drv.get('loaded')})" if drv.get("loaded")
-                                       else "not loadable") +
-                 f"; nvidia-smi {smi.get('driver_version') or '-'}; nvcc {nvcc.get('release') or '-'}"
-                 f"; cuDNN {cudnn.get('version') or ('found' if cudnn.get('library') else '-')}")
+    lines.append(
+        "cuda     driver "
+        + (f"{drv.get('version')} ({drv.get('loaded')})" if drv.get("loaded") else "not loadable")
+        + f"; nvidia-smi {smi.get('driver_version') or '-'}; nvcc {nvcc.get('release') or '-'}"
+        f"; cuDNN {cudnn.get('version') or ('found' if cudnn.get('library') else '-')}"
+    )
     gpu = lookup(facts, "derived.gpu") or {}
     nvrtc = lookup(facts, "cuda.nvrtc")
     nvrtc = nvrtc if isinstance(nvrtc, dict) else {}
     if gpu:
-        lines.append(f"gpu      {gpu.get('name') or '-'}: cc {gpu['cc']}, "
-                     f"driver CUDA {gpu.get('driver_cuda') or '-'}; NVRTC {nvrtc.get('version') or '-'} "
-                     f"({nvrtc.get('loaded') or 'not found'}"
-                     f"{', shim' if nvrtc.get('shim') else ''})")
+        lines.append(
+            f"gpu      {gpu.get('name') or '-'}: cc {gpu['cc']}, "
+            f"driver CUDA {gpu.get('driver_cuda') or '-'}; NVRTC {nvrtc.get('version') or '-'} "
+            f"({nvrtc.get('loaded') or 'not found'}"
+            f"{', shim' if nvrtc.get('shim') else ''})"
+        )
         if "can_compile" in gpu:
             verdict = "can" if gpu["can_compile"] else "CANNOT"
             lines.append(f"         {verdict} compile for it: {gpu['compile']}")
         lines.append(f"         env file for this GPU and driver: {gpu['pick']}")
     cdir = facts.get("compiledir") or {}
     locks = cdir.get("locks") or []
-    lines.append(f"compile  {(cdir.get('dirs') or [cdir.get('base')])[-1]}"
-                 + (f" (lock: {locks[0].get('owner')})" if locks else " (no lock)"))
+    lines.append(
+        f"compile  {(cdir.get('dirs') or [cdir.get('base')])[-1]}"
+        + (f" (lock: {locks[0].get('owner')})" if locks else " (no lock)")
+    )
     return lines
 
 
 def format_finding(f: Finding) -> list[str]:
     e = f.entry
-    return [f"[{e.id}] {e.title}", f"  evidence: {f.evidence}", f"  cause:    {e.cause}",
-            f"  fix:      {e.fix}", f"  source:   {e.source}"]
+    return [
+        f"[{e.id}] {e.title}",
+        f"  evidence: {f.evidence}",
+        f"  cause:    {e.cause}",
+        f"  fix:      {e.fix}",
+        f"  source:   {e.source}",
+    ]
 
 
 def print_report(report: Report, out: Callable[[str], None] = print) -> None:
@@ -389,16 +453,21 @@ def print_report(report: Report, out: Callable[[str], None] = print) -> None:
     for note in report.notes:
         out(f"note: {note}")
     n = len(report.findings)
-    out(f"{n} known failure(s) found ({report.seconds:.1f} s); "
-        "`gpuforge doctor --explain ID` shows an entry" if n else
-        f"no known failure found ({report.seconds:.1f} s)")
+    out(
+        f"{n} known failure(s) found ({report.seconds:.1f} s); `gpuforge doctor --explain ID` shows an entry"
+        if n
+        else f"no known failure found ({report.seconds:.1f} s)"
+    )
 
 
 def explain(e: Entry) -> list[str]:
     match = e.raw.get("match") or {}
     lines = [f"{e.id}: {e.title}", f"platforms: {', '.join(e.platforms)}"]
-    for key, label in (("text", "matches text"), ("all", "matches text (all of)"),
-                       ("facts", "matches facts (all of)")):
+    for key, label in (
+        ("text", "matches text"),
+        ("all", "matches text (all of)"),
+        ("facts", "matches facts (all of)"),
+    ):
         for item in match.get(key) or []:
             items = item if isinstance(item, list) else [item]
             shown = [p["re"] if isinstance(p, dict) else p for p in items]
@@ -413,6 +482,7 @@ def explain(e: Entry) -> list[str]:
 
 
 # --- fixes ------------------------------------------------------------------------------
+
 
 @dataclass
 class Change:
@@ -521,8 +591,11 @@ class Fixer:
             return
         if current and current["source"] == "THEANO_FLAGS":
             flags = _flags_with(self.config.get("theano_flags", ""), current.get("key", key), value)
-            self._note(entry_id, f"THEANO_FLAGS sets {key}={current['value']} and overrides .theanorc: "
-                                 f"set THEANO_FLAGS=\"{flags}\"")
+            self._note(
+                entry_id,
+                f"THEANO_FLAGS sets {key}={current['value']} and overrides .theanorc: "
+                f'set THEANO_FLAGS="{flags}"',
+            )
             return
         path = Path(current["file"]) if current else _rc_target(self.config)
         new = ini_set(self._text(path), key, value, current["line"] if current else None)
@@ -536,11 +609,14 @@ class Fixer:
             flags = _flags_with(self.config.get("theano_flags", ""), current.get("key", old_key), None)
             if new_key:
                 flags = _flags_with(flags, new_key, current["value"])
-            self._note(entry_id, f"remove {old_key} from THEANO_FLAGS: set THEANO_FLAGS=\"{flags}\"")
+            self._note(entry_id, f'remove {old_key} from THEANO_FLAGS: set THEANO_FLAGS="{flags}"')
             return
         path = Path(current["file"])
-        what = f"gpuforge: old backend key, now {new_key}" if new_key else \
-            "gpuforge: old backend key, ignored by Theano 1.0"
+        what = (
+            f"gpuforge: old backend key, now {new_key}"
+            if new_key
+            else "gpuforge: old backend key, ignored by Theano 1.0"
+        )
         text = ini_comment(self._text(path), current["line"], what)
         if new_key and new_key.lower() not in self._settings():
             text = ini_set(text, new_key, current["value"])
@@ -548,8 +624,11 @@ class Fixer:
 
     def pin(self, entry_id: str, package: str, spec: str) -> None:
         if self.env_file is None:
-            self._note(entry_id, f"pin `{package}{spec}` in your environment file and recreate the "
-                                 f"environment (`gpuforge doctor --fix --env-file FILE` writes the pin)")
+            self._note(
+                entry_id,
+                f"pin `{package}{spec}` in your environment file and recreate the "
+                f"environment (`gpuforge doctor --fix --env-file FILE` writes the pin)",
+            )
             return
         path = self.env_file
         if not path.is_file():
@@ -583,8 +662,9 @@ class Fixer:
             if change.path is not None and change.path != self.env_file:
                 _, error = probe_mod.parse_rc_lines(self.texts[change.path].splitlines(), str(change.path))
                 if error:
-                    raise GpuforgeError(f"the fixed file would not parse: {error['message']}",
-                                        change.path, error["line"])
+                    raise GpuforgeError(
+                        f"the fixed file would not parse: {error['message']}", change.path, error["line"]
+                    )
 
 
 def pin_in_env_file(text: str, path: Path, package: str, spec: str) -> str | None:
@@ -605,12 +685,12 @@ def pin_in_env_file(text: str, path: Path, package: str, spec: str) -> str | Non
             last_line = line
             m = re.match(r"([A-Za-z0-9_.\-]+)", dep.split("::")[-1])
             if m and m.group(1).lower().replace("_", "-") == wanted:
-                indent = lines[line][:len(lines[line]) - len(lines[line].lstrip())]
+                indent = lines[line][: len(lines[line]) - len(lines[line].lstrip())]
                 lines[line] = f"{indent}- {package}{spec}"
                 return "\n".join(lines) + "\n"
         if last_line is None:
             raise GpuforgeError("`dependencies:` has no conda packages to pin beside", path, 1)
-        indent = lines[last_line][:len(lines[last_line]) - len(lines[last_line].lstrip())]
+        indent = lines[last_line][: len(lines[last_line]) - len(lines[last_line].lstrip())]
         lines.insert(last_line + 1, f"{indent}- {package}{spec}")
         return "\n".join(lines) + "\n"
     if package == "python":
@@ -629,13 +709,19 @@ def on_this_host(config: dict[str, Any], prefix: Path) -> dict[str, Any]:
     from gpuforge.smoke.targets import linux_path
 
     files = [dict(f, path=str(linux_path(f["path"], prefix))) for f in config.get("files") or []]
-    settings = {k: dict(v, file=str(linux_path(v["file"], prefix))) if v.get("file") else v
-                for k, v in (config.get("settings") or {}).items()}
+    settings = {
+        k: dict(v, file=str(linux_path(v["file"], prefix))) if v.get("file") else v
+        for k, v in (config.get("settings") or {}).items()
+    }
     return dict(config, files=files, settings=settings)
 
 
-def apply_fixes(findings: list[Finding], facts: dict[str, Any] | None, env_file: Path | None,
-                out: Callable[[str], None] = print) -> list[Path]:
+def apply_fixes(
+    findings: list[Finding],
+    facts: dict[str, Any] | None,
+    env_file: Path | None,
+    out: Callable[[str], None] = print,
+) -> list[Path]:
     """Show each safe change as a diff, then write it (atomic, .bak backup). Returns files written."""
     config = (facts or {}).get("config") or probe_mod.config_facts()
     if "probe_error" in config:
@@ -659,15 +745,23 @@ def apply_fixes(findings: list[Finding], facts: dict[str, Any] | None, env_file:
     for path in dict.fromkeys(c.path for c in changes if c.path is not None):
         ids = ", ".join(dict.fromkeys(c.entry_id for c in changes if c.path == path))
         first = next(c for c in changes if c.path == path)
-        diff = difflib.unified_diff(first.old.splitlines(), fixer.texts[path].splitlines(),
-                                    f"{path} (before)", f"{path} (after: {ids})", lineterm="")
+        diff = difflib.unified_diff(
+            first.old.splitlines(),
+            fixer.texts[path].splitlines(),
+            f"{path} (before)",
+            f"{path} (after: {ids})",
+            lineterm="",
+        )
         for line in diff:
             out(line)
         with FileLock(path.parent, f"another write of {path}", folder=True):
             now = read_text(path) if path.exists() or path.is_symlink() else ""
             if now != first.old:
-                raise GpuforgeError("changed while gpuforge planned this fix (another program wrote "
-                                    "it): nothing written; run `gpuforge doctor --fix` again", path)
+                raise GpuforgeError(
+                    "changed while gpuforge planned this fix (another program wrote "
+                    "it): nothing written; run `gpuforge doctor --fix` again",
+                    path,
+                )
             backup = write_atomic(path, fixer.texts[path])
         out(f"wrote {path}" + (f" (backup: {backup})" if backup else " (new file)"))
         written.append(path)

@@ -22,10 +22,34 @@ OLD_NVRTC = ((9, 0, 20, 62), (10, 0, 30, 70), (11, 0, 30, 75), (11, 1, 35, 80), 
 # PTX ISA of each CUDA release (NVIDIA's PTX ISA release history, as cuda-python's
 # cuda/bindings/utils/_ptx_utils.py encodes it): a driver refuses PTX of a newer ISA
 # (CUDA_ERROR_UNSUPPORTED_PTX_VERSION). CUDA 12.6 loads 8.5, as 12.5 does.
-PTX_ISA = ((13, 1, 91), (13, 0, 90), (12, 9, 88), (12, 8, 87), (12, 7, 86), (12, 5, 85), (12, 4, 84),
-           (12, 3, 83), (12, 2, 82), (12, 1, 81), (12, 0, 80), (11, 8, 78), (11, 7, 77), (11, 6, 76),
-           (11, 5, 75), (11, 4, 74), (11, 3, 73), (11, 2, 72), (11, 1, 71), (11, 0, 70), (10, 2, 65),
-           (10, 1, 64), (10, 0, 63), (9, 2, 62), (9, 1, 61), (9, 0, 60))
+PTX_ISA = (
+    (13, 1, 91),
+    (13, 0, 90),
+    (12, 9, 88),
+    (12, 8, 87),
+    (12, 7, 86),
+    (12, 5, 85),
+    (12, 4, 84),
+    (12, 3, 83),
+    (12, 2, 82),
+    (12, 1, 81),
+    (12, 0, 80),
+    (11, 8, 78),
+    (11, 7, 77),
+    (11, 6, 76),
+    (11, 5, 75),
+    (11, 4, 74),
+    (11, 3, 73),
+    (11, 2, 72),
+    (11, 1, 71),
+    (11, 0, 70),
+    (10, 2, 65),
+    (10, 1, 64),
+    (10, 0, 63),
+    (9, 2, 62),
+    (9, 1, 61),
+    (9, 0, 60),
+)
 
 
 def _mm(version: str) -> tuple[int, int]:
@@ -85,10 +109,19 @@ def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(nvrtc.get("version"), str) or not gpu_envs.VERSION_RE.match(nvrtc["version"]):
         return out
     archs = nvrtc_archs(nvrtc)
-    here = gpu_envs.GpuEnv(file="this environment", platform=platform, gpus="", cuda=nvrtc["version"],
-                           cc_min="0.0", cc_max="99.9", driver_cuda_min=nvrtc["version"],
-                           nvrtc_archs=archs or (0,), arch_rewrite=bool(nvrtc.get("shim")), cudnn=None,
-                           evidence="probed")
+    here = gpu_envs.GpuEnv(
+        file="this environment",
+        platform=platform,
+        gpus="",
+        cuda=nvrtc["version"],
+        cc_min="0.0",
+        cc_max="99.9",
+        driver_cuda_min=nvrtc["version"],
+        nvrtc_archs=archs or (0,),
+        arch_rewrite=bool(nvrtc.get("shim")),
+        cudnn=None,
+        evidence="probed",
+    )
     ok, reason = gpu_envs.can_compile(here, cc)
     use = f"use {fits}" if choice.entry else f"no env file fits ({choice.reason})"
     out["gpu"]["can_compile"], out["gpu"]["compile"] = ok, reason
@@ -97,10 +130,12 @@ def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
         truncated = gpu_envs.arch_of(cc) >= gpu_envs.TRUNCATED_FROM and not nvrtc.get("shim")
         out["arch_truncated" if truncated else "nvrtc_arch"] = text
     if driver_cuda and ptx_isa(nvrtc["version"]) > ptx_isa(driver_cuda):
-        out["ptx_newer_than_driver"] = (f"NVRTC {nvrtc['version']} writes PTX ISA "
-                                        f"{ptx_isa(nvrtc['version']) / 10:.1f}; the driver "
-                                        f"(CUDA {driver_cuda}) loads up to {ptx_isa(driver_cuda) / 10:.1f}"
-                                        f" -> {use}")
+        out["ptx_newer_than_driver"] = (
+            f"NVRTC {nvrtc['version']} writes PTX ISA "
+            f"{ptx_isa(nvrtc['version']) / 10:.1f}; the driver "
+            f"(CUDA {driver_cuda}) loads up to {ptx_isa(driver_cuda) / 10:.1f}"
+            f" -> {use}"
+        )
     if gpu_envs.arch_of(cc) >= 80 and _mm(nvrtc["version"]) < (11, 0):
         out["old_cuda_new_gpu"] = f"{gpu}; this environment's CUDA is {nvrtc['version']} -> {use}"
     return out
@@ -109,12 +144,19 @@ def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
 def unfindable_nvrtc(facts: dict[str, Any]) -> str | None:
     """Windows: a CUDA >= 10 NVRTC is here but 0.7.6 loads none of its names."""
     nvrtc = lookup(facts, "cuda.nvrtc")
-    if not isinstance(nvrtc, dict) or platform_of(facts) != "win-64" or nvrtc.get("loaded") \
-            or not isinstance(nvrtc.get("present"), list) or not nvrtc["present"]:
+    if (
+        not isinstance(nvrtc, dict)
+        or platform_of(facts) != "win-64"
+        or nvrtc.get("loaded")
+        or not isinstance(nvrtc.get("present"), list)
+        or not nvrtc["present"]
+    ):
         return None
     tried = nvrtc.get("tried") if isinstance(nvrtc.get("tried"), list) else []
-    return (f"{', '.join(map(str, nvrtc['present']))} is here; libgpuarray 0.7.6 tries only "
-            f"{', '.join(map(str, tried))}")
+    return (
+        f"{', '.join(map(str, nvrtc['present']))} is here; libgpuarray 0.7.6 tries only "
+        f"{', '.join(map(str, tried))}"
+    )
 
 
 def dnn_not_disabled(facts: dict[str, Any]) -> bool:
@@ -122,7 +164,11 @@ def dnn_not_disabled(facts: dict[str, Any]) -> bool:
     setting = settings.get("dnn.enabled") if isinstance(settings, dict) else None
     config = lookup(facts, "imports.theano.config")
     effective = config.get("dnn.enabled") if isinstance(config, dict) else None
-    value = str(effective if effective is not None else
-                setting.get("value", "auto") if isinstance(setting, dict) else "auto")
+    value = str(
+        effective
+        if effective is not None
+        else setting.get("value", "auto")
+        if isinstance(setting, dict)
+        else "auto"
+    )
     return value.lower() not in ("false", "0", "no")
-

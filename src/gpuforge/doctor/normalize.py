@@ -37,27 +37,62 @@ WINDOWS_MESSAGES = {
 # user's UI language), by a distinctive part of each; `DLL load failed:` carries no
 # error number, so these are how a localized one is recognised.
 LOCALIZED_MESSAGES = {
-    126: ("找不到指定的模块", "找不到指定的模組", "指定されたモジュールが見つかりません",
-          "지정된 모듈을 찾을 수 없습니다", "Das angegebene Modul wurde nicht gefunden",
-          "Le module spécifié est introuvable", "No se puede encontrar el módulo especificado",
-          "Não foi possível encontrar o módulo especificado", "Impossibile trovare il modulo specificato",
-          "Не найден указанный модуль"),
-    127: ("找不到指定的程序", "指定されたプロシージャが見つかりません",
-          "지정된 프로시저를 찾을 수 없습니다", "Die angegebene Prozedur wurde nicht gefunden",
-          "La procédure spécifiée est introuvable", "No se encontró el proceso especificado",
-          "Não foi possível encontrar o procedimento especificado", "Не найдена указанная процедура"),
-    182: ("操作系统无法运行 %1", "作業系統無法執行 %1", "オペレーティング システムは %1 を実行できません",
-          "Das Betriebssystem kann %1 nicht ausführen", "Le système d'exploitation ne peut pas exécuter %1",
-          "O sistema operacional não pode executar %1", "El sistema operativo no puede ejecutar %1"),
-    193: ("%1 不是有效的 Win32 应用程序", "%1 不是有效的 Win32 應用程式",
-          "%1 は有効な Win32 アプリケーションではありません",
-          "%1 ist keine zulässige Win32-Anwendung", "%1 n'est pas une application Win32 valide",
-          "%1 no es una aplicación Win32 válida", "%1 não é um aplicativo Win32 válido",
-          "%1 не является приложением Win32"),
-    1455: ("页面文件太小，无法完成操作", "ページング ファイルが小さすぎるため",
-           "Die Auslagerungsdatei ist zu klein", "Le fichier de pagination est insuffisant"),
-    5: ("拒绝访问", "存取被拒", "アクセスが拒否されました", "Zugriff verweigert", "Accès refusé",
-        "Acceso denegado", "Отказано в доступе"),
+    126: (
+        "找不到指定的模块",
+        "找不到指定的模組",
+        "指定されたモジュールが見つかりません",
+        "지정된 모듈을 찾을 수 없습니다",
+        "Das angegebene Modul wurde nicht gefunden",
+        "Le module spécifié est introuvable",
+        "No se puede encontrar el módulo especificado",
+        "Não foi possível encontrar o módulo especificado",
+        "Impossibile trovare il modulo specificato",
+        "Не найден указанный модуль",
+    ),
+    127: (
+        "找不到指定的程序",
+        "指定されたプロシージャが見つかりません",
+        "지정된 프로시저를 찾을 수 없습니다",
+        "Die angegebene Prozedur wurde nicht gefunden",
+        "La procédure spécifiée est introuvable",
+        "No se encontró el proceso especificado",
+        "Não foi possível encontrar o procedimento especificado",
+        "Не найдена указанная процедура",
+    ),
+    182: (
+        "操作系统无法运行 %1",
+        "作業系統無法執行 %1",
+        "オペレーティング システムは %1 を実行できません",
+        "Das Betriebssystem kann %1 nicht ausführen",
+        "Le système d'exploitation ne peut pas exécuter %1",
+        "O sistema operacional não pode executar %1",
+        "El sistema operativo no puede ejecutar %1",
+    ),
+    193: (
+        "%1 不是有效的 Win32 应用程序",
+        "%1 不是有效的 Win32 應用程式",
+        "%1 は有効な Win32 アプリケーションではありません",
+        "%1 ist keine zulässige Win32-Anwendung",
+        "%1 n'est pas une application Win32 valide",
+        "%1 no es una aplicación Win32 válida",
+        "%1 não é um aplicativo Win32 válido",
+        "%1 не является приложением Win32",
+    ),
+    1455: (
+        "页面文件太小，无法完成操作",
+        "ページング ファイルが小さすぎるため",
+        "Die Auslagerungsdatei ist zu klein",
+        "Le fichier de pagination est insuffisant",
+    ),
+    5: (
+        "拒绝访问",
+        "存取被拒",
+        "アクセスが拒否されました",
+        "Zugriff verweigert",
+        "Accès refusé",
+        "Acceso denegado",
+        "Отказано в доступе",
+    ),
 }
 
 
@@ -71,37 +106,53 @@ def _localized_rule() -> tuple[re.Pattern[str], dict[str, int]]:
 LOCALIZED, LOCALIZED_CODE = _localized_rule()
 
 # (pattern, replacement); applied in order, each over the whole text.
-RULES = [(re.compile(p), r) for p, r in (
-    (r"\x1b\[[0-9;]*[A-Za-z]", ""),                                      # terminal colours
-    (r"\r\n?", "\n"),
-    (r"\\\\", r"\\"),                                                    # repr()'d Windows paths
-    # Python 2: `WindowsError: [Error 126] ...` is Python 3's `OSError: [WinError 126] ...`
-    (r"WindowsError: *", "OSError: "),
-    (r"\[Error (\d+)\]", r"[WinError \1]"),
-    # Python 2's `ImportError: No module named torch._C` is Python 3's ModuleNotFoundError
-    # (the catalog's patterns take the name with or without quotes)
-    (r"ModuleNotFoundError:", "ImportError:"),
-    # Python 2's `'module' object has no attribute 'x'` names no module; 3's names it
-    (r"'module' object has no attribute", "module '?' has no attribute"),
-    # Python >= 3.8's ctypes/os.add_dll_directory form of error 126
-    (r"Could not find module '([^'\n]+)' \(or one of its dependencies\)",
-     r'[WinError 126] The specified module could not be found. Error loading "\1" '
-     r"or one of its dependencies"),
-    # GCC in the user's language: glibc's strerror(ENOENT) and GCC's "fatal error"
-    (r" ?: (Aucun fichier ou dossier de ce type|Datei oder Verzeichnis nicht gefunden|"
-     r"No existe el archivo o el directorio|Arquivo ou diretório inexistente|"
-     r"Nessun file o directory|Нет такого файла или каталога|没有那个文件或目录|"
-     r"そのようなファイルやディレクトリはありません)", ": No such file or directory"),
-    (r"erreur fatale|schwerwiegender Fehler|error fatal|erro fatal|errore fatale|"
-     r"致命错误|致命的エラー", "fatal error"),
-    # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`
-    (r"DLL load failed while importing [\w.]+:", "DLL load failed:"),
-    # torch's `Error loading "<dll>"` line pasted without the `[WinError 126]` before error 126's
-    # message (the prefix cut off): the message is that error's, the number goes back
-    (r"(\[WinError \d+\] |OSError: )?(The specified module could not be found\.\s+Error loading)",
-     lambda m: m.group(0) if m.group(1) and m.group(1).startswith("[") else
-     f"{m.group(1) or ''}[WinError 126] {m.group(2)}"),
-)]
+RULES = [
+    (re.compile(p), r)
+    for p, r in (
+        (r"\x1b\[[0-9;]*[A-Za-z]", ""),  # terminal colours
+        (r"\r\n?", "\n"),
+        (r"\\\\", r"\\"),  # repr()'d Windows paths
+        # Python 2: `WindowsError: [Error 126] ...` is Python 3's `OSError: [WinError 126] ...`
+        (r"WindowsError: *", "OSError: "),
+        (r"\[Error (\d+)\]", r"[WinError \1]"),
+        # Python 2's `ImportError: No module named torch._C` is Python 3's ModuleNotFoundError
+        # (the catalog's patterns take the name with or without quotes)
+        (r"ModuleNotFoundError:", "ImportError:"),
+        # Python 2's `'module' object has no attribute 'x'` names no module; 3's names it
+        (r"'module' object has no attribute", "module '?' has no attribute"),
+        # Python >= 3.8's ctypes/os.add_dll_directory form of error 126
+        (
+            r"Could not find module '([^'\n]+)' \(or one of its dependencies\)",
+            r'[WinError 126] The specified module could not be found. Error loading "\1" '
+            r"or one of its dependencies",
+        ),
+        # GCC in the user's language: glibc's strerror(ENOENT) and GCC's "fatal error"
+        (
+            r" ?: (Aucun fichier ou dossier de ce type|Datei oder Verzeichnis nicht gefunden|"
+            r"No existe el archivo o el directorio|Arquivo ou diretório inexistente|"
+            r"Nessun file o directory|Нет такого файла или каталога|没有那个文件或目录|"
+            r"そのようなファイルやディレクトリはありません)",
+            ": No such file or directory",
+        ),
+        (
+            r"erreur fatale|schwerwiegender Fehler|error fatal|erro fatal|errore fatale|"
+            r"致命错误|致命的エラー",
+            "fatal error",
+        ),
+        # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`
+        (r"DLL load failed while importing [\w.]+:", "DLL load failed:"),
+        # torch's `Error loading "<dll>"` line pasted without the `[WinError 126]` before error 126's
+        # message (the prefix cut off): the message is that error's, the number goes back
+        (
+            r"(\[WinError \d+\] |OSError: )?(The specified module could not be found\.\s+Error loading)",
+            lambda m: (
+                m.group(0)
+                if m.group(1) and m.group(1).startswith("[")
+                else f"{m.group(1) or ''}[WinError 126] {m.group(2)}"
+            ),
+        ),
+    )
+]
 
 
 def _english(match: re.Match[str]) -> str:
@@ -111,8 +162,23 @@ def _english(match: re.Match[str]) -> str:
 # GCC's quotes in a UTF-8 locale, Markdown's backticks, and the curly and full-width
 # punctuation that word processors, chat apps and Chinese/Japanese input methods put in a paste
 QUOTES = ("‘", "’", "`", "´", "＇")
-PUNCTUATION = str.maketrans({"“": '"', "”": '"', "„": '"', "＂": '"', "：": ": ", "（": " (", "）": ") ",
-                             "［": "[", "］": "]", "【": "[", "】": "]", "，": ", ", "；": "; "})
+PUNCTUATION = str.maketrans(
+    {
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "＂": '"',
+        "：": ": ",
+        "（": " (",
+        "）": ") ",
+        "［": "[",
+        "］": "]",
+        "【": "[",
+        "】": "]",
+        "，": ", ",
+        "；": "; ",
+    }
+)
 # digits a user redacted (a process id as ***, a number as XXXX): a number to the patterns
 REDACTED = [(re.compile(r"\*{3,}|\bX{4,}\b"), "0")]
 ALL_RULES = [*RULES, *REDACTED, (LOCALIZED, _english)]
@@ -144,7 +210,6 @@ def normalize(text: str) -> str:
     return text
 
 
-
 # --- evidence in a traceback's paths ----------------------------------------------------------
 # A pasted traceback shows where each module was imported from. Two shapes name a cause
 # on their own, and become a line the catalog matches (`gpuforge-evidence: ...`):
@@ -157,9 +222,11 @@ def normalize(text: str) -> str:
 #   `cannot import name 'x' from 'random' (/home/me/random.py)`.
 
 FRAME = re.compile(r'^[ \t>]*File "([^"\n]+)", line \d+|^([^\s<][^\n]*?\.py) in [<\w]', re.M)
-PARTIAL = re.compile(r"partially initialized module '(\w+)' "
-                     r"(?:has no attribute|\(most likely due to a circular)|"
-                     r"module '(\w+)' has no attribute '\w+' \(most likely due to a circular import\)")
+PARTIAL = re.compile(
+    r"partially initialized module '(\w+)' "
+    r"(?:has no attribute|\(most likely due to a circular)|"
+    r"module '(\w+)' has no attribute '\w+' \(most likely due to a circular import\)"
+)
 FROM_FILE = re.compile(r"cannot import name '?\w+'? from '(\w+)' \(([^)\n]+\.py)\)")
 # `module 'mxnet' has no attribute 'nd'`: what every release of the package has is missing, so
 # the module imported is not the package (Python 2 names no module: `'?'`, see RULES)
@@ -170,11 +237,31 @@ CORE_ATTRIBUTES = {
     "numpy": {"array", "zeros", "ndarray", "arange", "dtype", "float32"},
     "theano": {"function", "shared", "tensor", "config"},
 }
-INSTALLED = re.compile(r"site-packages|dist-packages|[/\\]lib[/\\]|[/\\]lib64[/\\]|<|\.egg|\.pyx|"
-                       r"Python\.framework|[/\\]python\d[\d.]*[/\\]", re.I)
+INSTALLED = re.compile(
+    r"site-packages|dist-packages|[/\\]lib[/\\]|[/\\]lib64[/\\]|<|\.egg|\.pyx|"
+    r"Python\.framework|[/\\]python\d[\d.]*[/\\]",
+    re.I,
+)
 BUILT_PACKAGES = ("torch", "pygpu")  # a source checkout of these lacks the compiled modules
-PACKAGES = frozenset({"numpy", "scipy", "torch", "theano", "pygpu", "mxnet", "onnx", "tensorflow", "keras",
-                      "pandas", "matplotlib", "sklearn", "cv2", "torchvision", "lasagne"})
+PACKAGES = frozenset(
+    {
+        "numpy",
+        "scipy",
+        "torch",
+        "theano",
+        "pygpu",
+        "mxnet",
+        "onnx",
+        "tensorflow",
+        "keras",
+        "pandas",
+        "matplotlib",
+        "sklearn",
+        "cv2",
+        "torchvision",
+        "lasagne",
+    }
+)
 NOT_SHADOWS = frozenset({"__init__", "__main__", "test", "tests", "setup", "main", "this"})
 STDLIB = frozenset(sys.stdlib_module_names) - NOT_SHADOWS
 SHADOWED = PACKAGES - NOT_SHADOWS | STDLIB
@@ -208,8 +295,11 @@ def last_frames_of_cut_traceback(text: str, count: int = 2) -> list[str] | None:
 def _shadow(name: str) -> str:
     """The evidence wording for ``name`` imported from the wrong place: a built package's
     source or file (torch_C_shadow, libgpuarray_source_checkout) or any other module_shadow."""
-    return (f"{name} imported from outside the installation" if name in BUILT_PACKAGES
-            else f"module_shadow: {name}")
+    return (
+        f"{name} imported from outside the installation"
+        if name in BUILT_PACKAGES
+        else f"module_shadow: {name}"
+    )
 
 
 def _owner(module: str, attribute: str) -> str | None:
@@ -226,7 +316,7 @@ def _owner(module: str, attribute: str) -> str | None:
 # frame of an installed package) or in the import the user ran
 NUMPY_ABI = "module compiled against API version"
 CYTHON_PLACE = re.compile(r"\((\w+)[/\\][\w/\\]+\.c:\d+\)")
-PACKAGE_FRAME = re.compile(r'(?:site|dist)-packages[/\\](\w+)[/\\]')
+PACKAGE_FRAME = re.compile(r"(?:site|dist)-packages[/\\](\w+)[/\\]")
 IMPORTED = re.compile(r"^\s*(?:>>> )?(?:import|from) (\w+)", re.M)
 
 
@@ -235,7 +325,7 @@ def numpy_abi_package(text: str) -> str | None:
     start = text.find(NUMPY_ABI)
     if start < 0:
         return None
-    window = text[max(0, start - 4000):start + 4000]
+    window = text[max(0, start - 4000) : start + 4000]
     for rule in (CYTHON_PLACE, PACKAGE_FRAME, IMPORTED):
         names = [n for n in rule.findall(window) if n not in ("numpy", "os", "sys")]
         if names:
@@ -261,9 +351,13 @@ def unwrapped(text: str) -> tuple[str, list[int]] | None:
         out.append(line)
         offset += len(line)
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if len(line.rstrip()) >= WRAP_WIDTH and nxt[:1] not in ("", " ", "\t") and \
-                not line.endswith((".", ":")) and not EXCEPTION_LINE.match(nxt) and \
-                not nxt.startswith(("Traceback", "File ", "#")):
+        if (
+            len(line.rstrip()) >= WRAP_WIDTH
+            and nxt[:1] not in ("", " ", "\t")
+            and not line.endswith((".", ":"))
+            and not EXCEPTION_LINE.match(nxt)
+            and not nxt.startswith(("Traceback", "File ", "#"))
+        ):
             removed.append(offset)
         elif i + 1 < len(lines):
             out.append("\n")

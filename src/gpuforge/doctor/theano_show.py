@@ -21,9 +21,23 @@ from gpuforge.errors import GpuforgeError
 HELPER = Path(__file__).parent.parent / "inside" / "theano_config.py"
 RESULT_MARK = "GPUFORGE_RESULT "
 # Shown even at their defaults: the options this stack's failures turn on.
-KEY_OPTIONS = ("device", "floatX", "cxx", "mode", "linker", "contexts", "gpuarray.preallocate",
-               "dnn.enabled", "dnn.include_path", "dnn.library_path", "dnn.bin_path", "cuda.root",
-               "gcc.cxxflags", "blas.ldflags", "base_compiledir")
+KEY_OPTIONS = (
+    "device",
+    "floatX",
+    "cxx",
+    "mode",
+    "linker",
+    "contexts",
+    "gpuarray.preallocate",
+    "dnn.enabled",
+    "dnn.include_path",
+    "dnn.library_path",
+    "dnn.bin_path",
+    "cuda.root",
+    "gcc.cxxflags",
+    "blas.ldflags",
+    "base_compiledir",
+)
 OLD_BACKEND_HINT = "Theano 1.0 removed the old CUDA backend: `gpuforge theanorc migrate` converts it"
 
 
@@ -69,8 +83,7 @@ def run_probe(python: str, code: str | None = None, timeout: int = 600) -> dict[
     """Run inside/theano_config.py under ``python`` and return its JSON result."""
     cmd = [python, str(HELPER)] + (["--exec", code] if code else [])
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                              errors="replace")
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, errors="replace")
     except FileNotFoundError:
         raise GpuforgeError("no such interpreter", python) from None
     except PermissionError:
@@ -80,12 +93,11 @@ def run_probe(python: str, code: str | None = None, timeout: int = 600) -> dict[
     for line in proc.stdout.splitlines():
         if line.startswith(RESULT_MARK):
             try:
-                return json.loads(line[len(RESULT_MARK):])
+                return json.loads(line[len(RESULT_MARK) :])
             except json.JSONDecodeError as exc:
                 raise GpuforgeError(f"unreadable probe output ({exc})", python) from None
     tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-    raise GpuforgeError(f"the Theano probe printed no result (exit {proc.returncode}): {tail}",
-                        python)
+    raise GpuforgeError(f"the Theano probe printed no result (exit {proc.returncode}): {tail}", python)
 
 
 def option_key(name: str) -> tuple[str, str]:
@@ -102,8 +114,9 @@ def file_source(result: dict[str, Any], name: str) -> Source | None:
             hits = [e for e in file["entries"] if e["section"] == wanted and e["option"] == option]
             if hits:
                 hit = hits[-1]
-                return Source("file", file["path"], hit["line"], hit["value"],
-                              f"[{wanted}] {hit.get('key', option)}")
+                return Source(
+                    "file", file["path"], hit["line"], hit["value"], f"[{wanted}] {hit.get('key', option)}"
+                )
     return None
 
 
@@ -163,8 +176,11 @@ def raise_for_error(result: dict[str, Any], python: str) -> None:
         return
     message = _one_line(f"{error['type']}: {error['message']}")
     if "file" in error and error["file"] != "THEANO_FLAGS":
-        raise GpuforgeError(f"Theano cannot read this config file: {error.get('detail', message)}",
-                            error["file"], error.get("line"))
+        raise GpuforgeError(
+            f"Theano cannot read this config file: {error.get('detail', message)}",
+            error["file"],
+            error.get("line"),
+        )
     if error.get("file") == "THEANO_FLAGS":
         raise GpuforgeError(f"THEANO_FLAGS: {message}")
     option = error.get("option")
@@ -173,8 +189,7 @@ def raise_for_error(result: dict[str, Any], python: str) -> None:
         old = "old GPU back-end" in message
         hint = f" (`gpuforge theanorc migrate --path {source.path}` converts it)" if old else ""
         if source.kind == "file":
-            raise GpuforgeError(f"{source.key} = {source.raw}: {message}{hint}", source.path,
-                                source.line)
+            raise GpuforgeError(f"{source.key} = {source.raw}: {message}{hint}", source.path, source.line)
         if source.kind == "THEANO_FLAGS":
             raise GpuforgeError(f"THEANO_FLAGS {option}={source.raw}: {message}")
     what = "running --exec" if error.get("phase") == "exec" else "importing theano"
@@ -189,13 +204,24 @@ def show(python: str, code: str | None = None) -> dict[str, Any]:
 
 def as_json(result: dict[str, Any]) -> dict[str, Any]:
     return {
-        "python": result["executable"], "python_version": result["python"],
-        "theano": result.get("theano"), "theano_dir": result.get("theano_file"),
-        "theanorc": result["theanorc_env"], "theano_flags": result["theano_flags"],
+        "python": result["executable"],
+        "python_version": result["python"],
+        "theano": result.get("theano"),
+        "theano_dir": result.get("theano_file"),
+        "theanorc": result["theanorc_env"],
+        "theano_flags": result["theano_flags"],
         "files": [{"path": f["path"], "exists": f["exists"]} for f in result["files"]],
-        "options": [{"name": o.name, "value": o.value, "source": o.source.kind,
-                     "path": o.source.path or None, "line": o.source.line or None,
-                     **({"error": o.error} if o.error else {})} for o in resolve(result)],
+        "options": [
+            {
+                "name": o.name,
+                "value": o.value,
+                "source": o.source.kind,
+                "path": o.source.path or None,
+                "line": o.source.line or None,
+                **({"error": o.error} if o.error else {}),
+            }
+            for o in resolve(result)
+        ],
         "ignored": [{"where": i.where, "key": i.key, "reason": i.reason} for i in ignored(result)],
     }
 
@@ -203,8 +229,10 @@ def as_json(result: dict[str, Any]) -> dict[str, Any]:
 def format_text(result: dict[str, Any], show_all: bool = False) -> str:
     options = resolve(result)
     shown = [o for o in options if show_all or o.source.kind != "default" or o.name in KEY_OPTIONS]
-    lines = [f"Theano {result.get('theano')} in {result['theano_file']} "
-             f"(Python {result['python']}, {result['executable']})"]
+    lines = [
+        f"Theano {result.get('theano')} in {result['theano_file']} "
+        f"(Python {result['python']}, {result['executable']})"
+    ]
     origin = "THEANORC" if result["theanorc_env"] is not None else "default list, THEANORC unset"
     lines.append(f"config files ({origin}; later files win):")
     for i, f in enumerate(result["files"], 1):

@@ -87,8 +87,11 @@ profile_optimizer = True
 
 
 # dnn.conv options Theano 1.0.5 removed, and what its error message says to use instead.
-DNN_CONV_RENAMES = {"workmem": ["algo_fwd"], "workmem_bwd": ["algo_bwd_data", "algo_bwd_filter"],
-                    "algo_bwd": ["algo_bwd_data", "algo_bwd_filter"]}
+DNN_CONV_RENAMES = {
+    "workmem": ["algo_fwd"],
+    "workmem_bwd": ["algo_bwd_data", "algo_bwd_filter"],
+    "algo_bwd": ["algo_bwd_data", "algo_bwd_filter"],
+}
 
 
 @dataclass
@@ -125,8 +128,9 @@ class Section:
 
     def render(self) -> list[str]:
         head = [self.header] if self.name is not None else []
-        return head + [line for item in self.items
-                       for line in (item.render() if isinstance(item, Entry) else [item])]
+        return head + [
+            line for item in self.items for line in (item.render() if isinstance(item, Entry) else [item])
+        ]
 
 
 def parse(text: str, path: Path) -> list[Section]:
@@ -154,8 +158,11 @@ def parse(text: str, path: Path) -> list[Section]:
         if header := SECTION_RE.match(stripped):
             name = header.group("name")
             if name in seen:
-                raise GpuforgeError(f"section [{name}] repeats line {seen[name]} "
-                                    "(Python 3's configparser refuses the file)", path, number)
+                raise GpuforgeError(
+                    f"section [{name}] repeats line {seen[name]} (Python 3's configparser refuses the file)",
+                    path,
+                    number,
+                )
             seen[name] = number
             current.items += pending
             pending = []
@@ -163,13 +170,16 @@ def parse(text: str, path: Path) -> list[Section]:
             continue
         option = OPTION_RE.match(stripped)
         if option is None:
-            raise GpuforgeError(f"neither [section], `key = value` nor a comment: {stripped!r}",
-                                path, number)
+            raise GpuforgeError(f"neither [section], `key = value` nor a comment: {stripped!r}", path, number)
         if current.name is None:
             raise GpuforgeError(f"`{stripped}` comes before any [section] header", path, number)
         if (twin := current.find(option.group("key"))) is not None:
-            raise GpuforgeError(f"[{current.name}] {twin.option} repeats line {twin.line} "
-                                "(Python 3's configparser refuses the file)", path, number)
+            raise GpuforgeError(
+                f"[{current.name}] {twin.option} repeats line {twin.line} "
+                "(Python 3's configparser refuses the file)",
+                path,
+                number,
+            )
         last = Entry(option.group("key"), option.group("value").strip(), number, [line], pending)
         pending = []
         current.items.append(last)
@@ -191,8 +201,7 @@ def render(sections: list[Section]) -> str:
 def default_path() -> Path:
     """~/.theanorc (on Windows ~/.theanorc.txt when only that exists), as Theano reads them."""
     home = fileio_home()
-    if sys.platform == "win32" and not (home / ".theanorc").exists() \
-            and (home / ".theanorc.txt").exists():
+    if sys.platform == "win32" and not (home / ".theanorc").exists() and (home / ".theanorc.txt").exists():
         return home / ".theanorc.txt"
     return home / ".theanorc"
 
@@ -216,9 +225,14 @@ class Migration:
     notes: list[str]
 
     def diff(self, path: Path) -> str:
-        return "".join(difflib.unified_diff(self.old.splitlines(keepends=True),
-                                            self.new.splitlines(keepends=True),
-                                            fromfile=str(path), tofile=f"{path} (migrated)"))
+        return "".join(
+            difflib.unified_diff(
+                self.old.splitlines(keepends=True),
+                self.new.splitlines(keepends=True),
+                fromfile=str(path),
+                tofile=f"{path} (migrated)",
+            )
+        )
 
 
 class _Migrator:
@@ -236,26 +250,25 @@ class _Migrator:
             self.sections.append(found)
         return found
 
-    def move(self, entry: Entry, source: Section, target: str, options: list[str],
-             why: str) -> None:
+    def move(self, entry: Entry, source: Section, target: str, options: list[str], why: str) -> None:
         """Take ``entry`` out of ``source``; set [target] option = its value for each option."""
         take_out(entry, source)
         old = f"[{source.name}] {entry.key} = {entry.value}"
         dest = self.section(target)
         for option in options:
             if (existing := dest.find(option)) is not None:
-                self.notes.append(f"line {entry.line}: {old} dropped: [{target}] {option} is "
-                                  f"already set" + (f" (line {existing.line})" if existing.line else ""))
+                self.notes.append(
+                    f"line {entry.line}: {old} dropped: [{target}] {option} is "
+                    f"already set" + (f" (line {existing.line})" if existing.line else "")
+                )
                 continue
             comments = [f"# was {old} (gpuforge theanorc migrate)"]
             dest.items.append(Entry(option, entry.value, 0, [f"{option} = {entry.value}"], comments))
-            self.notes.append(f"line {entry.line}: {old} -> [{target}] {option} = {entry.value}: "
-                              f"{why}")
+            self.notes.append(f"line {entry.line}: {old} -> [{target}] {option} = {entry.value}: {why}")
 
     def drop(self, entry: Entry, source: Section, why: str) -> None:
         take_out(entry, source)
-        self.notes.append(f"line {entry.line}: [{source.name}] {entry.key} = {entry.value} "
-                          f"dropped: {why}")
+        self.notes.append(f"line {entry.line}: [{source.name}] {entry.key} = {entry.value} dropped: {why}")
 
     def run(self) -> list[Section]:
         had_entries = [s for s in self.sections if s.entries]
@@ -263,44 +276,64 @@ class _Migrator:
             for entry in list(section.entries):
                 self.entry(section, entry)
         # a section left with neither entries nor the user's comments goes (its header line)
-        return [s for s in self.sections
-                if s.entries or s.name is None or all(s is not h for h in had_entries)
-                or any(isinstance(i, str) and i.strip() for i in s.items)]
+        return [
+            s
+            for s in self.sections
+            if s.entries
+            or s.name is None
+            or all(s is not h for h in had_entries)
+            or any(isinstance(i, str) and i.strip() for i in s.items)
+        ]
 
     def entry(self, section: Section, e: Entry) -> None:
         name, option, value = section.name, e.option, e.value
         if name == "global" and option in ("device", "init_gpu_device") and value.startswith("gpu"):
-            new = "cuda" + value[len("gpu"):]
+            new = "cuda" + value[len("gpu") :]
             line = e.text[0]
             at = line.rfind(value) if len(e.text) == 1 else -1
             e.value = new  # only the value changes: the line's spacing stays
-            e.text = [line[:at] + new + line[at + len(value):]] if at >= 0 else [f"{e.key} = {new}"]
-            self.notes.append(f"line {e.line}: {e.key} = {value} -> {new}: Theano 1.0 removed the "
-                              "old CUDA backend (gpu*); cuda* is the gpuarray backend")
+            e.text = [line[:at] + new + line[at + len(value) :]] if at >= 0 else [f"{e.key} = {new}"]
+            self.notes.append(
+                f"line {e.line}: {e.key} = {value} -> {new}: Theano 1.0 removed the "
+                "old CUDA backend (gpu*); cuda* is the gpuarray backend"
+            )
         elif name == "lib" and option == "cnmem":
             try:
                 amount = float(value)
             except ValueError:
-                raise GpuforgeError(f"[lib] cnmem = {value!r} is not a number", self.path,
-                                    e.line) from None
+                raise GpuforgeError(f"[lib] cnmem = {value!r} is not a number", self.path, e.line) from None
             if amount <= 0:
-                self.drop(e, section, "CNMeM off (the old default); gpuarray.preallocate's default "
-                                      "0 keeps an allocation cache and preallocates nothing")
+                self.drop(
+                    e,
+                    section,
+                    "CNMeM off (the old default); gpuarray.preallocate's default "
+                    "0 keeps an allocation cache and preallocates nothing",
+                )
             else:
-                self.move(e, section, "gpuarray", ["preallocate"],
-                          "the same meaning (0..1: a fraction of GPU memory, above 1: megabytes)")
+                self.move(
+                    e,
+                    section,
+                    "gpuarray",
+                    ["preallocate"],
+                    "the same meaning (0..1: a fraction of GPU memory, above 1: megabytes)",
+                )
         elif name == "nvcc":
-            why = ("Theano 1.0 has no [nvcc] section: the gpuarray backend compiles GPU kernels "
-                   "with NVRTC")
+            why = "Theano 1.0 has no [nvcc] section: the gpuarray backend compiles GPU kernels with NVRTC"
             if option == "fastmath":
-                why += (", which it gives no fast-math switch (the CPU side's is -ffast-math in "
-                        "[gcc] cxxflags)")
+                why += (
+                    ", which it gives no fast-math switch (the CPU side's is -ffast-math in [gcc] cxxflags)"
+                )
             self.drop(e, section, why)
         elif name == "dnn" and option.startswith("conv."):
-            self.dnn_conv(e, section, option[len("conv."):],
-                          f"Theano reads dnn.{option} from [dnn.conv]; under [dnn] it was never read")
-        elif name == "dnn.conv" and (option in DNN_CONV_RENAMES or (option, value) == (
-                "algo_fwd", "deterministic")):
+            self.dnn_conv(
+                e,
+                section,
+                option[len("conv.") :],
+                f"Theano reads dnn.{option} from [dnn.conv]; under [dnn] it was never read",
+            )
+        elif name == "dnn.conv" and (
+            option in DNN_CONV_RENAMES or (option, value) == ("algo_fwd", "deterministic")
+        ):
             self.dnn_conv(e, section, option, "")
 
     def dnn_conv(self, e: Entry, section: Section, option: str, why: str) -> None:
@@ -308,19 +341,23 @@ class _Migrator:
         reasons = [why] if why else []
         targets = DNN_CONV_RENAMES.get(option, [option])
         if option in DNN_CONV_RENAMES:
-            reasons.append(f"Theano 1.0.5 replaced dnn.conv.{option} with "
-                           + " and ".join(f"dnn.conv.{t}" for t in targets))
+            reasons.append(
+                f"Theano 1.0.5 replaced dnn.conv.{option} with "
+                + " and ".join(f"dnn.conv.{t}" for t in targets)
+            )
         elif option == "algo_fwd" and e.value == "deterministic":
             targets = ["algo_bwd_data", "algo_bwd_filter"]
-            reasons.append("`deterministic` is no forward algorithm in 1.0.5 (its import fails; "
-                           "cuDNN's forward algorithms are deterministic): set for the backward ones")
+            reasons.append(
+                "`deterministic` is no forward algorithm in 1.0.5 (its import fails; "
+                "cuDNN's forward algorithms are deterministic): set for the backward ones"
+            )
         self.move(e, section, "dnn.conv", targets, "; ".join(reasons))
 
 
 def take_out(entry: Entry, section: Section) -> None:
     """Remove ``entry``'s own lines; the comments above it stay where the user wrote them."""
     at = section.items.index(entry)
-    section.items[at:at + 1] = entry.comments
+    section.items[at : at + 1] = entry.comments
 
 
 def migrate_text(text: str, path: Path) -> Migration:

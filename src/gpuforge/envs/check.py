@@ -54,8 +54,9 @@ class Platforms:
         return self._cache[platform]
 
 
-def check_one(env: EnvFile, platforms: Platforms, mirrors: Mirrors, records: Records,
-              result: CheckResult) -> None:
+def check_one(
+    env: EnvFile, platforms: Platforms, mirrors: Mirrors, records: Records, result: CheckResult
+) -> None:
     """Pins and records, then (when they are sound) the offline solve on the records."""
     if env.platform.endswith("-64"):
         config, outputs = platforms.get(env.platform)
@@ -67,9 +68,11 @@ def check_one(env: EnvFile, platforms: Platforms, mirrors: Mirrors, records: Rec
                 result.stand_ins[str(env.path)] = [p.name for p in solved if p.origin == "stand-in"]
             except SolverError as exc:
                 message = solver_message(exc)
-                env.add(first_named_line(env, message),
-                        f"the pins do not solve against the real {env.platform} records "
-                        f"(offline, __cuda={result.cuda}): {message}")
+                env.add(
+                    first_named_line(env, message),
+                    f"the pins do not solve against the real {env.platform} records "
+                    f"(offline, __cuda={result.cuda}): {message}",
+                )
     result.problems += env.problems
 
 
@@ -92,8 +95,9 @@ def unrecorded_build_needs(outputs: RecipeOutputs, records: Records) -> list[str
     return sorted(missing)
 
 
-def check_all(envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None,
-              cuda: str | None = None) -> CheckResult:
+def check_all(
+    envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None, cuda: str | None = None
+) -> CheckResult:
     """Check the env files (default: all in ``envs_dir``), mirrors.yaml and its generated files."""
     result = CheckResult(cuda=cuda or DEFAULT_CUDA_DRIVER)
     envs_dir = Path(envs_dir)

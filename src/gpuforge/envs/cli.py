@@ -30,17 +30,23 @@ def cmd_envs_check(args: argparse.Namespace) -> int:
 
     for platform, needs in result.build_needs.items():
         if needs:
-            print(f"{args.envs_dir / RECORDS_FILE}: the recipes' {platform} build needs no record shows "
-                  f"published on pkgs/main or pkgs/msys2 (not proven): {', '.join(needs)}")
+            print(
+                f"{args.envs_dir / RECORDS_FILE}: the recipes' {platform} build needs no record shows "
+                f"published on pkgs/main or pkgs/msys2 (not proven): {', '.join(needs)}"
+            )
 
     stale = load_records(args.envs_dir / RECORDS_FILE).not_rechecked(datetime.date.today())
     if stale:
         names = ", ".join(f"{r.name}-{r.version}-{r.build} ({r.evidence})" for r in stale)
-        print(f"{args.envs_dir / RECORDS_FILE}: not re-checked within {STALE_YEARS} years (not proven "
-              f"still published): {names}")
-    print(f"envs check: {result.env_files} env files clean, every conda spec on a real record, "
-          f"{result.solved} solved offline on them (__cuda={result.cuda}), {result.generated} "
-          "mirror files up to date")
+        print(
+            f"{args.envs_dir / RECORDS_FILE}: not re-checked within {STALE_YEARS} years (not proven "
+            f"still published): {names}"
+        )
+    print(
+        f"envs check: {result.env_files} env files clean, every conda spec on a real record, "
+        f"{result.solved} solved offline on them (__cuda={result.cuda}), {result.generated} "
+        "mirror files up to date"
+    )
     return 0
 
 
@@ -52,8 +58,7 @@ def cmd_envs_render(args: argparse.Namespace) -> int:
     names = list(mirrors.mirrors) if args.mirror == "all" else [args.mirror]
     for name in names:
         if name not in mirrors.mirrors:
-            raise GpuforgeError(f"no mirror {name!r} (known: {', '.join(mirrors.mirrors)})",
-                                mirrors.path)
+            raise GpuforgeError(f"no mirror {name!r} (known: {', '.join(mirrors.mirrors)})", mirrors.path)
         path = mirrors.generated_path(args.envs_dir, name)
         text = render_condarc(mirrors, name)
         same = path.is_file() and read_bytes(path) == text.encode("utf-8")
@@ -78,14 +83,18 @@ def cmd_envs_solve(args: argparse.Namespace) -> int:
     try:
         solved = solve_offline(env, records, args.cuda)
     except SolverError as exc:
-        raise GpuforgeError(f"no solution ({env.platform}, __cuda={args.cuda or 'default'}): "
-                            f"{solver_message(exc, keep=20)}", env.path) from None
+        raise GpuforgeError(
+            f"no solution ({env.platform}, __cuda={args.cuda or 'default'}): {solver_message(exc, keep=20)}",
+            env.path,
+        ) from None
     for pkg in solved:
         print(f"  {pkg.name:20} {pkg.version:10} {pkg.build:32} {pkg.origin}")
     stand_ins = [p.name for p in solved if p.origin == "stand-in"]
-    print(f"{env.path}: {len(solved)} packages solve for {env.platform} on the real records of "
-          f"{records.path}" + (f"; stand-ins (not in the table): {', '.join(stand_ins)}"
-                               if stand_ins else "; no stand-ins"))
+    print(
+        f"{env.path}: {len(solved)} packages solve for {env.platform} on the real records of "
+        f"{records.path}"
+        + (f"; stand-ins (not in the table): {', '.join(stand_ins)}" if stand_ins else "; no stand-ins")
+    )
     pip = [d.text for d in env.pip_deps]
     if pip:
         print(f"  pip installs after the solve (not solved here): {', '.join(pip)}")
@@ -110,8 +119,9 @@ def cmd_envs_lock(args: argparse.Namespace) -> int:
     mirrors = load_mirrors(args.envs_dir / MIRRORS_FILE)
     out_dir = args.output_dir or args.envs_dir / LOCK_DIR
     envs = [load_env(f) for f in files if str(f) not in refused]
-    result = lock_envs(envs, mirrors, args.mirror, out_dir, args.cuda,
-                       say=lambda line: print(line, file=sys.stderr))
+    result = lock_envs(
+        envs, mirrors, args.mirror, out_dir, args.cuda, say=lambda line: print(line, file=sys.stderr)
+    )
     for path in result.written:
         print(f"wrote {path}")
     failed = list(refused.values()) + list(result.failed.values())
@@ -119,8 +129,11 @@ def cmd_envs_lock(args: argparse.Namespace) -> int:
         print(f"gpuforge: error: {message}", file=sys.stderr)
     if failed:
         names = [Path(p).name for p in refused] + [p.name for p in result.failed]
-        print(f"envs lock: {len(files) - len(failed)} of {len(files)} env file(s) locked; "
-              f"not locked: {', '.join(names)}", file=sys.stderr)
+        print(
+            f"envs lock: {len(files) - len(failed)} of {len(files)} env file(s) locked; "
+            f"not locked: {', '.join(names)}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -151,35 +164,54 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "envs", help="check, render (mirrors), solve and lock envs/"
     ).add_subparsers(dest="envs_command", required=True)
     envs_common = argparse.ArgumentParser(add_help=False)
-    envs_common.add_argument("--envs-dir", type=Path, default=Path("envs"),
-                             help="folder with the env files and mirrors.yaml (default: envs)")
-    envs_common.add_argument("--recipes-dir", type=Path, default=Path("recipes"),
-                             help="the recipes the pins must agree with (default: recipes)")
-    envs_common.add_argument("--cuda", help="CUDA version of the driver (__cuda) to solve "
-                             "CUDA envs with (default: 12.0, a current driver)")
-    check = envs_cmds.add_parser("check", parents=[envs_common],
-                                 help="validate env files, mirrors.yaml and the generated .condarc")
+    envs_common.add_argument(
+        "--envs-dir",
+        type=Path,
+        default=Path("envs"),
+        help="folder with the env files and mirrors.yaml (default: envs)",
+    )
+    envs_common.add_argument(
+        "--recipes-dir",
+        type=Path,
+        default=Path("recipes"),
+        help="the recipes the pins must agree with (default: recipes)",
+    )
+    envs_common.add_argument(
+        "--cuda",
+        help="CUDA version of the driver (__cuda) to solve CUDA envs with (default: 12.0, a current driver)",
+    )
+    check = envs_cmds.add_parser(
+        "check", parents=[envs_common], help="validate env files, mirrors.yaml and the generated .condarc"
+    )
     check.add_argument("files", nargs="*", type=Path, help="env files (default: envs/*.yml)")
     check.set_defaults(func=cmd_envs_check)
-    env_render = envs_cmds.add_parser("render", parents=[envs_common],
-                                      help="write envs/mirrors/<mirror>.condarc from mirrors.yaml")
+    env_render = envs_cmds.add_parser(
+        "render", parents=[envs_common], help="write envs/mirrors/<mirror>.condarc from mirrors.yaml"
+    )
     env_render.add_argument("--mirror", default="all", help="mirror name, or all (default)")
     env_render.set_defaults(func=cmd_envs_render)
-    solve = envs_cmds.add_parser("solve", parents=[envs_common],
-                                 help="solve one env file offline on the real records (envs/records.yaml)")
+    solve = envs_cmds.add_parser(
+        "solve",
+        parents=[envs_common],
+        help="solve one env file offline on the real records (envs/records.yaml)",
+    )
     solve.add_argument("file", type=Path)
     solve.set_defaults(func=cmd_envs_solve)
-    lock = envs_cmds.add_parser("lock", parents=[envs_common],
-                                help="solve on the real channels and write envs/locks/")
+    lock = envs_cmds.add_parser(
+        "lock", parents=[envs_common], help="solve on the real channels and write envs/locks/"
+    )
     lock.add_argument("files", nargs="*", type=Path, help="env files (default: envs/*.yml)")
     lock.add_argument("--mirror", default="official", help="mirror to solve on (default: official)")
     lock.add_argument("--output-dir", type=Path, help="default: envs/locks")
     lock.set_defaults(func=cmd_envs_lock)
-    gpus = envs_cmds.add_parser("gpus", help="which GPU env file for which GPU and driver "
-                                "(envs/gpu-envs.yaml)")
+    gpus = envs_cmds.add_parser(
+        "gpus", help="which GPU env file for which GPU and driver (envs/gpu-envs.yaml)"
+    )
     gpus.add_argument("--envs-dir", type=Path, default=Path("envs"), help="default: envs")
     gpus.add_argument("--platform", choices=("linux-64", "win-64"), default="win-64")
-    gpus.add_argument("--cc", help="the GPU's compute capability, e.g. 8.6 (nvidia-smi "
-                      "--query-gpu=compute_cap --format=csv)")
+    gpus.add_argument(
+        "--cc",
+        help="the GPU's compute capability, e.g. 8.6 (nvidia-smi --query-gpu=compute_cap --format=csv)",
+    )
     gpus.add_argument("--driver-cuda", help="the CUDA version the driver reports (nvidia-smi), e.g. 12.6")
     gpus.set_defaults(func=cmd_envs_gpus)

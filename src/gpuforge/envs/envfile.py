@@ -36,8 +36,10 @@ from gpuforge.recipes.render import Recipe, Rendered, render_variants
 from gpuforge.recipes.variants import VariantConfig
 from gpuforge.yamlio import expect_dependencies, expect_mapping, item_line, key_line, load_yaml
 
-ENV_FILE_RE = re.compile(r"^(?P<flavor>[a-z0-9][a-z0-9.]*(?:-[a-z0-9.]+)*?)-(?P<os>win|linux)"
-                         r"(?P<bits>\d+)(?P<variant>(?:-[a-z0-9.]+)*)\.yml$")
+ENV_FILE_RE = re.compile(
+    r"^(?P<flavor>[a-z0-9][a-z0-9.]*(?:-[a-z0-9.]+)*?)-(?P<os>win|linux)"
+    r"(?P<bits>\d+)(?P<variant>(?:-[a-z0-9.]+)*)\.yml$"
+)
 ENV_KEYS = ("name", "channels", "dependencies", "variables")
 RECIPES_CHANNEL = "gpuforge"  # what `nox -s build` builds recipes/ into: published nowhere
 NO_DEFAULTS = "nodefaults"  # conda env create: use only the file's channels (not .condarc's)
@@ -116,12 +118,16 @@ def env_platform(path: Path) -> tuple[str, str | None]:
     """The platform a file name says (``gpu-win64.yml`` -> win-64), and a problem if any."""
     m = ENV_FILE_RE.match(path.name)
     if not m:
-        return "", ("name env files <flavor>-win64[-<variant>].yml or <flavor>-linux64[-<variant>].yml "
-                    "(it names the platform)")
+        return "", (
+            "name env files <flavor>-win64[-<variant>].yml or <flavor>-linux64[-<variant>].yml "
+            "(it names the platform)"
+        )
     platform = f"{m.group('os')}-{m.group('bits')}"
     if m.group("bits") != "64":
-        return platform, (f"{platform} is a 32-bit platform: Theano's g++ and PyTorch need 64-bit "
-                          "Python (no win-32 builds, seed 001); use -win64/-linux64")
+        return platform, (
+            f"{platform} is a 32-bit platform: Theano's g++ and PyTorch need 64-bit "
+            "Python (no win-32 builds, seed 001); use -win64/-linux64"
+        )
     return platform, None
 
 
@@ -141,8 +147,7 @@ def load_env(path: Path) -> EnvFile:
     doc = expect_mapping(load_yaml(text, path), path, 1, "an env file (name, channels, dependencies)")
     for key in doc:
         if key not in ENV_KEYS:
-            env.add(key_line(doc, key), f"unknown key {key!r}: conda env create knows "
-                                        f"{', '.join(ENV_KEYS)}")
+            env.add(key_line(doc, key), f"unknown key {key!r}: conda env create knows {', '.join(ENV_KEYS)}")
     if not isinstance(doc.get("name"), str) or not doc["name"]:
         env.add(key_line(doc, "name") or 1, "needs a `name:` for conda env create")
     else:
@@ -185,8 +190,11 @@ def _add_pip(env: EnvFile, text: str, line: int, lines: list[str]) -> None:
         if not _has_comment(lines, line):
             env.add(line, f"pip: {text}: every pin needs a comment saying why")
         if not any((folder / f).is_file() for f in ("setup.py", "pyproject.toml")):
-            env.add(line, f"pip: {text}: no project there ({folder}: no setup.py or pyproject.toml); "
-                          "conda env create runs pip in the env file's folder")
+            env.add(
+                line,
+                f"pip: {text}: no project there ({folder}: no setup.py or pyproject.toml); "
+                "conda env create runs pip in the env file's folder",
+            )
         return
     try:
         req = Requirement(text)
@@ -201,6 +209,7 @@ def _add_pip(env: EnvFile, text: str, line: int, lines: list[str]) -> None:
 
 
 # --- version spec helpers -------------------------------------------------------------
+
 
 def admits(spec: str | None, version: str) -> bool:
     """Whether a version spec (None: any) admits ``version``."""
@@ -237,6 +246,7 @@ def escapes(inner: str | None, outer: str) -> str | None:
 
 # --- checks -------------------------------------------------------------------------
 
+
 @dataclass
 class RecipeOutputs:
     """What recipes/ builds for one platform: every rendering, by package name."""
@@ -257,8 +267,9 @@ def recipe_outputs(recipes_dir: Path, config: VariantConfig) -> RecipeOutputs:
     return RecipeOutputs(config.platform, rendered)
 
 
-def check_env(env: EnvFile, config: VariantConfig, outputs: RecipeOutputs, mirrors: Mirrors,
-              records: Records) -> None:
+def check_env(
+    env: EnvFile, config: VariantConfig, outputs: RecipeOutputs, mirrors: Mirrors, records: Records
+) -> None:
     """Add the pin problems of ``env`` to ``env.problems``."""
     _check_channels(env, mirrors, records)
     if not env.platform.endswith("-64"):
@@ -288,8 +299,9 @@ def _check_python(env: EnvFile, config: VariantConfig, cfg: Where) -> str | None
     pythons = config.values.get("python", [])
     listed = f"({', '.join(pythons)}, {cfg('python')})"
     if python is None or python.version is None:
-        env.add(python.line if python else env.deps_line,
-                f"pin python to one of the recipes' matrix {listed}")
+        env.add(
+            python.line if python else env.deps_line, f"pin python to one of the recipes' matrix {listed}"
+        )
         return None
     hits = [v for v in pythons if admits(python.version, v)]
     if len(hits) != 1:
@@ -303,20 +315,27 @@ def _check_numpy(env: EnvFile, config: VariantConfig, cfg: Where, python: str | 
     numpy = env.get("numpy")
     names = env.names()
     if python and numpy is not None and names & {"pygpu", "theano"}:
-        zipped = dict(zip(config.values.get("python", []), config.values.get("numpy", []),
-                          strict=False))
+        zipped = dict(zip(config.values.get("python", []), config.values.get("numpy", []), strict=False))
         built_against = zipped.get(python)
         if built_against and not admits(numpy.version, built_against):
-            env.add(numpy.line, f"numpy {numpy.version} excludes numpy {built_against}, which pygpu "
-                                f"for python {python} is built against ({cfg('numpy')})")
+            env.add(
+                numpy.line,
+                f"numpy {numpy.version} excludes numpy {built_against}, which pygpu "
+                f"for python {python} is built against ({cfg('numpy')})",
+            )
         gone = NUMPY_FIRST_WITHOUT.get(python)
         if gone and admits(numpy.version, gone):
-            env.add(numpy.line, f"numpy {numpy.version} admits {gone}, which has no builds for "
-                                f"python {python}: cap it below {gone}")
+            env.add(
+                numpy.line,
+                f"numpy {numpy.version} admits {gone}, which has no builds for "
+                f"python {python}: cap it below {gone}",
+            )
     if "theano" in names and (numpy is None or admits(numpy.version, NUMPY_THEANO_BREAKS)):
-        env.add(numpy.line if numpy else env.deps_line,
-                f"pin numpy below {NUMPY_THEANO_BREAKS}: Theano 1.0.5 uses np.bool and np.complex, "
-                f"removed in numpy {NUMPY_THEANO_BREAKS}")
+        env.add(
+            numpy.line if numpy else env.deps_line,
+            f"pin numpy below {NUMPY_THEANO_BREAKS}: Theano 1.0.5 uses np.bool and np.complex, "
+            f"removed in numpy {NUMPY_THEANO_BREAKS}",
+        )
 
 
 def _check_vc(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
@@ -326,9 +345,11 @@ def _check_vc(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
         if vc is not None:
             env.add(vc.line, "vc is the Windows runtime pin: not on linux-64")
     elif vc is None or vc.version is None or matrix is None or not admits(vc.version, matrix):
-        env.add(vc.line if vc else env.deps_line,
-                f"pin vc={matrix}: the runtime the recipes and Python's Windows builds use "
-                f"({cfg('vc')}; seed 001's vc14 conflicts)")
+        env.add(
+            vc.line if vc else env.deps_line,
+            f"pin vc={matrix}: the runtime the recipes and Python's Windows builds use "
+            f"({cfg('vc')}; seed 001's vc14 conflicts)",
+        )
 
 
 def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> None:
@@ -337,29 +358,42 @@ def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> None:
     names = env.names()
     for dep in env.conda_deps:
         if dep.name in built and not admits(dep.version, built[dep.name]):
-            env.add(dep.line, f"{dep.name} {dep.version} excludes {built[dep.name]}, the version "
-                              f"recipes/{dep.name} builds")
+            env.add(
+                dep.line,
+                f"{dep.name} {dep.version} excludes {built[dep.name]}, the version recipes/{dep.name} builds",
+            )
     for dep in env.pip_deps:
         req = dep.requirement
         if req is not None and dep.name in built and not req.specifier.contains(built[dep.name]):
-            env.add(dep.line, f"pip: {dep.text} excludes {built[dep.name]}, the version "
-                              f"recipes/{dep.name} builds (its variant takes that one)")
+            env.add(
+                dep.line,
+                f"pip: {dep.text} excludes {built[dep.name]}, the version "
+                f"recipes/{dep.name} builds (its variant takes that one)",
+            )
     pygpu, libgpuarray = env.get("pygpu"), env.get("libgpuarray")
     if (pygpu is None) != (libgpuarray is None) or (
-            pygpu and libgpuarray and pygpu.version != libgpuarray.version):
+        pygpu and libgpuarray and pygpu.version != libgpuarray.version
+    ):
         for dep in (pygpu, libgpuarray):
             if dep is not None:
-                env.add(dep.line, "pygpu and libgpuarray are one source and one API: pin both "
-                                  "to the same version")
+                env.add(
+                    dep.line, "pygpu and libgpuarray are one source and one API: pin both to the same version"
+                )
     if "theano" in names and env.platform.startswith("win"):
         for need in THEANO_WIN_TOOLCHAIN:
             if need not in names:
-                env.add(env.deps_line, f"win-64: Theano compiles with m2w64's g++: add {need} "
-                                       "(conda-forge's theano does not bring it)")
+                env.add(
+                    env.deps_line,
+                    f"win-64: Theano compiles with m2w64's g++: add {need} "
+                    "(conda-forge's theano does not bring it)",
+                )
     if "theano" in names and names & {"cudatoolkit", "cuda-nvrtc"} and "theano-gpu-config" not in names:
-        env.add(env.deps_line, "a CUDA env with Theano needs theano-gpu-config (cxx, cuDNN paths, "
-                               "device=cuda without editing .theanorc): `- ../recipes/theano-gpu-config` "
-                               "under pip:")
+        env.add(
+            env.deps_line,
+            "a CUDA env with Theano needs theano-gpu-config (cxx, cuDNN paths, "
+            "device=cuda without editing .theanorc): `- ../recipes/theano-gpu-config` "
+            "under pip:",
+        )
 
 
 def _check_records(env: EnvFile, records: Records) -> None:
@@ -367,21 +401,25 @@ def _check_records(env: EnvFile, records: Records) -> None:
     for dep in env.conda_deps:
         channels = [dep.channel] if dep.channel else env.channel_names
         if not records.matching(dep.spec, channels, env.platform):
-            same_name = [str(r) for r in records.for_channels(channels, env.platform)
-                         if r.name == dep.name]
+            same_name = [str(r) for r in records.for_channels(channels, env.platform) if r.name == dep.name]
             known = f" (it has {', '.join(same_name)})" if same_name else ""
-            env.add(dep.line, f"{dep.text}: no real record in {records.path} matches it on "
-                              f"{env.platform} from {', '.join(channels)}{known}: pin what the "
-                              "channels publish, or add the record with its evidence")
+            env.add(
+                dep.line,
+                f"{dep.text}: no real record in {records.path} matches it on "
+                f"{env.platform} from {', '.join(channels)}{known}: pin what the "
+                "channels publish, or add the record with its evidence",
+            )
 
 
 def _check_cuda(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
     toolkit, cudnn = env.get("cudatoolkit"), env.get("cudnn")
     facts = {  # FACTS.md: what libgpuarray 0.7.6 and Theano 1.0.5 can load
-        "cudatoolkit": (WIN_CUDA_UNLOADABLE if env.platform.startswith("win") else (),
-                        "win-64: libgpuarray 0.7.6 cannot load CUDA 10's nvrtc64_10x_0.dll, and "
-                        "theano-gpu-config's nvrtc64_91.dll shim loads CUDA >= 11's: pin "
-                        "cudatoolkit <=9.1 or >=11.2"),
+        "cudatoolkit": (
+            WIN_CUDA_UNLOADABLE if env.platform.startswith("win") else (),
+            "win-64: libgpuarray 0.7.6 cannot load CUDA 10's nvrtc64_10x_0.dll, and "
+            "theano-gpu-config's nvrtc64_91.dll shim loads CUDA >= 11's: pin "
+            "cudatoolkit <=9.1 or >=11.2",
+        ),
         "cudnn": (CUDNN_UNLOADABLE, "Theano 1.0.5 loads cuDNN 5.1 to 7 only"),
     }
     for dep, key in ((toolkit, "cudatoolkit"), (cudnn, "cudnn")):
@@ -394,24 +432,33 @@ def _check_cuda(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
         elif any(admits(dep.version, v) for v in unloadable):
             env.add(dep.line, f"{key} {dep.version}: {why}")
         elif outside := escapes(dep.version, matrix):
-            env.add(dep.line, f"{key} {dep.version} admits {outside}, outside the recipes' "
-                              f"{config.platform} range {matrix} ({cfg(key)})")
+            env.add(
+                dep.line,
+                f"{key} {dep.version} admits {outside}, outside the recipes' "
+                f"{config.platform} range {matrix} ({cfg(key)})",
+            )
     if cudnn is not None:
         build = str(cudnn.spec.build) if cudnn.spec.build else ""
         if toolkit is None:
             env.add(cudnn.line, "cudnn needs cudatoolkit pinned beside it")
         elif (m := CUDA_BUILD_RE.search(build)) and not admits(toolkit.version, m.group("version")):
-            env.add(cudnn.line, f"cudnn build {build} is for CUDA {m.group('version')}, but "
-                                f"cudatoolkit is {toolkit.version}")
+            env.add(
+                cudnn.line,
+                f"cudnn build {build} is for CUDA {m.group('version')}, but cudatoolkit is {toolkit.version}",
+            )
 
 
 def _unpublished(name: str, records: Records) -> str:
-    why = (f"channel {name!r} is published nowhere (no record of {records.path} comes from it): "
-           "conda env create stops with UnavailableInvalidChannel or PackagesNotFoundError "
-           "(`gpuforge doctor`: channel_missing)")
+    why = (
+        f"channel {name!r} is published nowhere (no record of {records.path} comes from it): "
+        "conda env create stops with UnavailableInvalidChannel or PackagesNotFoundError "
+        "(`gpuforge doctor`: channel_missing)"
+    )
     if name == RECIPES_CHANNEL:
-        why += ("; gpuforge's own builds are opt-in: build the channel (ci/build.sh) and make the "
-                "variant with `gpuforge ci env-file FILE --channel DIR`")
+        why += (
+            "; gpuforge's own builds are opt-in: build the channel (ci/build.sh) and make the "
+            "variant with `gpuforge ci env-file FILE --channel DIR`"
+        )
     return why
 
 
@@ -425,19 +472,25 @@ def _check_channels(env: EnvFile, mirrors: Mirrors, records: Records) -> None:
         if "://" in name or name.startswith(("/", ".")):
             if not name.startswith("https://"):
                 env.add(line, f"channel {name} is not https")
-            env.add(line, f"channel {name}: use a channel name from {mirrors.path}; the URL comes "
-                          "from envs/mirrors/<mirror>.condarc, so exports stay portable")
+            env.add(
+                line,
+                f"channel {name}: use a channel name from {mirrors.path}; the URL comes "
+                "from envs/mirrors/<mirror>.condarc, so exports stay portable",
+            )
         elif name not in published and (name in known or name == RECIPES_CHANNEL):
             env.add(line, _unpublished(name, records))
         elif name not in known:
-            env.add(line, f"channel {name!r} is not defined in {mirrors.path} "
-                          f"(known: {', '.join(sorted(known))})")
+            env.add(
+                line, f"channel {name!r} is not defined in {mirrors.path} (known: {', '.join(sorted(known))})"
+            )
         if THIRTY_TWO_BIT_RE.search(name):
             env.add(line, f"channel {name}: 32-bit subdirs are not supported")
     if NO_DEFAULTS not in {name for name, _ in env.channels}:
-        env.add(env.deps_line if not env.channels else env.channels[-1][1],
-                f"end channels: with `- {NO_DEFAULTS}`: without it conda adds the .condarc's "
-                "channels (Miniforge's conda-forge) to the solve")
+        env.add(
+            env.deps_line if not env.channels else env.channels[-1][1],
+            f"end channels: with `- {NO_DEFAULTS}`: without it conda adds the .condarc's "
+            "channels (Miniforge's conda-forge) to the solve",
+        )
     for dep in env.conda_deps:
         subdir = dep.spec.subdir
         if subdir and subdir.endswith("-32"):
@@ -449,5 +502,8 @@ def _check_channels(env: EnvFile, mirrors: Mirrors, records: Records) -> None:
         elif dep.channel not in known:
             env.add(dep.line, f"{dep.name}: channel {dep.channel!r} is not defined in {mirrors.path}")
         elif dep.channel not in listed:
-            env.add(dep.line, f"{dep.name}: list channel {dep.channel} under channels: too "
-                              "(its packages' dependencies are found there)")
+            env.add(
+                dep.line,
+                f"{dep.name}: list channel {dep.channel} under channels: too "
+                "(its packages' dependencies are found there)",
+            )

@@ -50,16 +50,28 @@ def _cause(exc: BaseException) -> str:
     return lines[-1].removeprefix("Caused by: ") if lines else type(exc).__name__
 
 
-def _solve_with_retries(env: EnvFile, listed: list[str], specs: list[str], virtual: list,
-                        gateway: rattler.Gateway | None, say: Callable[[str], None]) -> list:
+def _solve_with_retries(
+    env: EnvFile,
+    listed: list[str],
+    specs: list[str],
+    virtual: list,
+    gateway: rattler.Gateway | None,
+    say: Callable[[str], None],
+) -> list:
     """rattler's solve; a channel failure (403, 429, 5xx, a timeout) is retried with backoff
     and, when it persists, raised as InfrastructureError (host and status), not GatewayError."""
     for failed in attempts(say):
         try:
-            return asyncio.run(rattler.solve(
-                [rattler.Channel(url) for url in listed], specs, gateway=gateway,
-                platforms=[env.platform, "noarch"], virtual_packages=virtual,
-                channel_relations="disabled"))
+            return asyncio.run(
+                rattler.solve(
+                    [rattler.Channel(url) for url in listed],
+                    specs,
+                    gateway=gateway,
+                    platforms=[env.platform, "noarch"],
+                    virtual_packages=virtual,
+                    channel_relations="disabled",
+                )
+            )
         except GatewayError as exc:
             failure = classify(str(exc))
             if failure is None:
@@ -68,16 +80,24 @@ def _solve_with_retries(env: EnvFile, listed: list[str], specs: list[str], virtu
     raise AssertionError("unreachable")  # attempts() raises on the last failure
 
 
-def solve_locked(env: EnvFile, channels: dict[str, list[str]], cuda: str | None = None,
-                 gateway: rattler.Gateway | None = None, say: Callable[[str], None] = print
-                 ) -> Locked:
+def solve_locked(
+    env: EnvFile,
+    channels: dict[str, list[str]],
+    cuda: str | None = None,
+    gateway: rattler.Gateway | None = None,
+    say: Callable[[str], None] = print,
+) -> Locked:
     """Solve ``env`` against real channels; GpuforgeError names what could not be reached."""
     listed = list(dict.fromkeys(url for name in env.channel_names for url in channels[name]))
-    wants_cuda = (cuda or DEFAULT_CUDA_DRIVER) if any(
-        d.name in ("cudatoolkit", "cudnn") for d in env.conda_deps) else None
+    wants_cuda = (
+        (cuda or DEFAULT_CUDA_DRIVER)
+        if any(d.name in ("cudatoolkit", "cudnn") for d in env.conda_deps)
+        else None
+    )
     try:
-        records = _solve_with_retries(env, listed, solve_specs(env, channels),
-                                      virtual_packages(env, wants_cuda), gateway, say)
+        records = _solve_with_retries(
+            env, listed, solve_specs(env, channels), virtual_packages(env, wants_cuda), gateway, say
+        )
     except InfrastructureError as exc:
         raise GpuforgeError(f"{exc}. Nothing was written for this env", env.path) from None
     except GatewayError as exc:
@@ -87,10 +107,15 @@ def solve_locked(env: EnvFile, channels: dict[str, list[str]], cuda: str | None 
             f"cannot reach the channels: {where}: {_cause(exc)}. Lock files are solved against the "
             "real channels: run `nox -s lock` where they can be reached, or behind a mirror "
             "(`nox -s lock -- --mirror tuna`); the CI workflows refresh envs/locks/. "
-            "Nothing was written", env.path) from None
+            "Nothing was written",
+            env.path,
+        ) from None
     except SolverError as exc:
-        raise GpuforgeError(f"no solution on the channels ({', '.join(listed)}): "
-                            f"{solver_message(exc)}", env.path, env.deps_line) from None
+        raise GpuforgeError(
+            f"no solution on the channels ({', '.join(listed)}): {solver_message(exc)}",
+            env.path,
+            env.deps_line,
+        ) from None
     return Locked(env, listed, records)
 
 
@@ -105,8 +130,11 @@ def lock_texts(locked: Locked) -> dict[str, str]:
         path = Path(tmp) / "env.lock"
         lock.to_path(path)
         lock_text = path.read_text(encoding="utf-8")
-    explicit = [f"# {locked.env.path.name}, solved by `gpuforge envs lock` (py-rattler)",
-                f"# platform: {locked.env.platform}", "@EXPLICIT"]
+    explicit = [
+        f"# {locked.env.path.name}, solved by `gpuforge envs lock` (py-rattler)",
+        f"# platform: {locked.env.platform}",
+        "@EXPLICIT",
+    ]
     for record in sorted(locked.records, key=lambda r: r.name.normalized):
         md5 = record.md5.hex() if record.md5 else None
         explicit.append(f"{record.url}#{md5}" if md5 else str(record.url))
@@ -120,14 +148,19 @@ class LockResult:
     failed: dict[Path, str]  # env file -> why it was not locked
 
 
-def lock_envs(envs: list[EnvFile], mirrors: Mirrors, mirror: str, out_dir: Path,
-              cuda: str | None = None, gateway: rattler.Gateway | None = None,
-              say: Callable[[str], None] = print) -> LockResult:
+def lock_envs(
+    envs: list[EnvFile],
+    mirrors: Mirrors,
+    mirror: str,
+    out_dir: Path,
+    cuda: str | None = None,
+    gateway: rattler.Gateway | None = None,
+    say: Callable[[str], None] = print,
+) -> LockResult:
     """Solve each env on ``mirror``'s channels and write its lock files (atomically), each env
     on its own: the ones that fail are reported and the others still locked."""
     if mirror not in mirrors.mirrors:
-        raise GpuforgeError(f"no mirror {mirror!r} (known: {', '.join(mirrors.mirrors)})",
-                            mirrors.path)
+        raise GpuforgeError(f"no mirror {mirror!r} (known: {', '.join(mirrors.mirrors)})", mirrors.path)
     result = LockResult([], {})
     for env in envs:
         try:

@@ -22,8 +22,9 @@ THIRTY_TWO_BIT_RE = re.compile(r"(^|/)(win|linux)-32(/|$)")
 REMOVED_CHANNELS = {
     "free": "pkgs/free is frozen and left out of defaults since conda 4.7",
 }
-NOT_CLOUD = {"msys2": "cloud/msys2 was removed from the mirrors (2024-09): msys2 is pkgs/msys2, "
-                      "list it under defaults"}
+NOT_CLOUD = {
+    "msys2": "cloud/msys2 was removed from the mirrors (2024-09): msys2 is pkgs/msys2, list it under defaults"
+}
 
 
 @dataclass(frozen=True)
@@ -91,8 +92,7 @@ def load_mirrors(path: Path) -> Mirrors:
     known = ("defaults", "windows_only", "custom_channels", "unmirrored", "mirrors")
     for key in doc:
         if key not in known:
-            raise GpuforgeError(f"unknown key {key!r} (known: {', '.join(known)})", path,
-                                key_line(doc, key))
+            raise GpuforgeError(f"unknown key {key!r} (known: {', '.join(known)})", path, key_line(doc, key))
     defaults = _names(doc, "defaults", path)
     windows_only = _names(doc, "windows_only", path)
     custom = _names(doc, "custom_channels", path)
@@ -104,8 +104,9 @@ def load_mirrors(path: Path) -> Mirrors:
                 raise GpuforgeError(f"{key}: {name}: {why}", path, item_line(doc[key], i))
     for name in windows_only:
         if name not in defaults:
-            raise GpuforgeError(f"windows_only: {name} is not in defaults", path,
-                                key_line(doc, "windows_only"))
+            raise GpuforgeError(
+                f"windows_only: {name} is not in defaults", path, key_line(doc, "windows_only")
+            )
     seen: set[str] = set()
     for name in defaults + custom + unmirrored:
         if name in seen or name == "defaults":
@@ -113,8 +114,9 @@ def load_mirrors(path: Path) -> Mirrors:
         seen.add(name)
     raw = doc.get("mirrors")
     if not isinstance(raw, dict) or "official" not in raw:
-        raise GpuforgeError("mirrors: needs a mapping with at least `official`", path,
-                            key_line(doc, "mirrors") or 1)
+        raise GpuforgeError(
+            "mirrors: needs a mapping with at least `official`", path, key_line(doc, "mirrors") or 1
+        )
     mirrors: dict[str, Mirror] = {}
     for name, entry in raw.items():
         line = key_line(raw, name)
@@ -122,8 +124,10 @@ def load_mirrors(path: Path) -> Mirrors:
             raise GpuforgeError(f"mirror name {name!r}: use lowercase letters, digits, -", path, line)
         if not isinstance(entry, dict) or set(entry) != {"pkgs", "cloud"}:
             raise GpuforgeError(f"mirror {name}: needs exactly `pkgs` and `cloud` URLs", path, line)
-        urls = {k: _check_url(entry[k], path, key_line(entry, k) or line, f"{name}.{k}")
-                for k in ("pkgs", "cloud")}
+        urls = {
+            k: _check_url(entry[k], path, key_line(entry, k) or line, f"{name}.{k}")
+            for k in ("pkgs", "cloud")
+        }
         mirrors[str(name)] = Mirror(str(name), urls["pkgs"], urls["cloud"])
     return Mirrors(path, defaults, windows_only, custom, unmirrored, mirrors)
 
@@ -145,8 +149,7 @@ def render_condarc(mirrors: Mirrors, mirror: str) -> str:
         *(f"  - {m.pkgs}/{name}" for name in mirrors.defaults),
         "custom_channels:",
         *(f"  {name}: {m.cloud}" for name in mirrors.custom),
-        *(f"  {name}: {mirrors.mirrors['official'].cloud}  # on no mirror"
-          for name in mirrors.unmirrored),
+        *(f"  {name}: {mirrors.mirrors['official'].cloud}  # on no mirror" for name in mirrors.unmirrored),
     ]
     return "\n".join(lines) + "\n"
 
@@ -169,6 +172,7 @@ def drift_problems(mirrors: Mirrors, envs_dir: Path) -> list[tuple[Path, int, st
             problems.append((path, line, f"differs from what {mirrors.path} generates: {fix}"))
     for path in sorted((Path(envs_dir) / GENERATED_DIR).glob("*.condarc")):
         if path.stem not in mirrors.mirrors:
-            problems.append((path, 0, f"no mirror {path.stem!r} in {mirrors.path}: "
-                                      "delete it or define the mirror"))
+            problems.append(
+                (path, 0, f"no mirror {path.stem!r} in {mirrors.path}: delete it or define the mirror")
+            )
     return problems

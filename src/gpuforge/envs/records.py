@@ -46,8 +46,9 @@ class Record:
 
     def matches(self, spec: MatchSpec) -> bool:
         """Whether ``spec`` (name, version, build) admits this record."""
-        record = PackageRecord(PackageName(self.name), self.version,
-                               BuildString(self.build or UNRECORDED_BUILD), 0, self.subdir)
+        record = PackageRecord(
+            PackageName(self.name), self.version, BuildString(self.build or UNRECORDED_BUILD), 0, self.subdir
+        )
         if self.build is None and spec.build is not None:
             return False  # the build is unknown: a build pin cannot be proven
         return spec.matches(record)
@@ -76,8 +77,7 @@ class Records:
     def published_channels(self) -> set[str]:
         """Env file channel names with records: `defaults` and anaconda.org channels."""
         names = {r.channel.removeprefix("pkgs/") for r in self.records}
-        return names | ({"defaults"} if any(r.channel.startswith("pkgs/") for r in self.records)
-                        else set())
+        return names | ({"defaults"} if any(r.channel.startswith("pkgs/") for r in self.records) else set())
 
     def expand(self, channel: str, subdir: str) -> tuple[str, ...]:
         """The record channels an env file channel name stands for on ``subdir``."""
@@ -93,8 +93,11 @@ class Records:
         return [r for r in self.records if r.subdir in (subdir, "noarch") and r.channel in reach]
 
     def matching(self, spec: MatchSpec, channels: list[str], subdir: str) -> list[Record]:
-        return [r for r in self.for_channels(channels, subdir)
-                if r.name == spec.name.normalized and r.matches(spec)]
+        return [
+            r
+            for r in self.for_channels(channels, subdir)
+            if r.name == spec.name.normalized and r.matches(spec)
+        ]
 
 
 def _strings(value: object, what: str, path: Path, line: int | None) -> tuple[str, ...]:
@@ -106,8 +109,9 @@ def _strings(value: object, what: str, path: Path, line: int | None) -> tuple[st
         try:
             MatchSpec(text)  # repodata style: `libgpuarray 0.7.6` is exact
         except InvalidMatchSpecError as exc:
-            raise GpuforgeError(f"{what}: {text!r} is not a valid conda MatchSpec: {exc}",
-                                path, line) from None
+            raise GpuforgeError(
+                f"{what}: {text!r} is not a valid conda MatchSpec: {exc}", path, line
+            ) from None
     return tuple(value)
 
 
@@ -125,32 +129,46 @@ def load_records(path: Path) -> Records:
     for key, value in (doc.get("evidence") or {}).items():
         checked = str(value.get("checked", "")) if isinstance(value, dict) else ""
         if not isinstance(value, dict) or not value.get("source") or not CHECKED_RE.match(checked):
-            raise GpuforgeError(f"evidence {key}: expected `source:` and `checked:` (YYYY[-MM[-DD]], "
-                                "when the source was read)", path, key_line(doc["evidence"], key))
+            raise GpuforgeError(
+                f"evidence {key}: expected `source:` and `checked:` (YYYY[-MM[-DD]], "
+                "when the source was read)",
+                path,
+                key_line(doc["evidence"], key),
+            )
         evidence[str(key)] = Evidence(str(value["source"]), checked)
     out = Records(path, evidence=evidence)
     for i, raw in enumerate(doc["records"]):
         line = item_line(doc["records"], i)
         if not isinstance(raw, dict):
-            raise GpuforgeError("a record is a mapping (name, version, build, subdir, channel, "
-                                "evidence)", path, line)
+            raise GpuforgeError(
+                "a record is a mapping (name, version, build, subdir, channel, evidence)", path, line
+            )
         unknown = set(raw) - RECORD_KEYS
         missing = [k for k in REQUIRED_KEYS if k not in raw]
         if unknown or missing:
-            what = (f"unknown key(s) {', '.join(sorted(unknown))}" if unknown
-                    else f"missing {', '.join(missing)}")
+            what = (
+                f"unknown key(s) {', '.join(sorted(unknown))}" if unknown else f"missing {', '.join(missing)}"
+            )
             raise GpuforgeError(f"record: {what}", path, line)
         if str(raw["evidence"]) not in evidence:
-            raise GpuforgeError(f"record {raw['name']}: evidence {raw['evidence']!r} is not under "
-                                "`evidence:`", path, line)
+            raise GpuforgeError(
+                f"record {raw['name']}: evidence {raw['evidence']!r} is not under `evidence:`", path, line
+            )
         try:
             Version(str(raw["version"]))
         except InvalidVersionError as exc:
             raise GpuforgeError(f"record {raw['name']}: {exc}", path, line) from None
-        out.records.append(Record(
-            str(raw["name"]), str(raw["version"]),
-            None if raw["build"] is None else str(raw["build"]), str(raw["subdir"]),
-            str(raw["channel"]), str(raw["evidence"]), line or 0,
-            _strings(raw.get("depends"), f"record {raw['name']} depends", path, line),
-            _strings(raw.get("constrains"), f"record {raw['name']} constrains", path, line)))
+        out.records.append(
+            Record(
+                str(raw["name"]),
+                str(raw["version"]),
+                None if raw["build"] is None else str(raw["build"]),
+                str(raw["subdir"]),
+                str(raw["channel"]),
+                str(raw["evidence"]),
+                line or 0,
+                _strings(raw.get("depends"), f"record {raw['name']} depends", path, line),
+                _strings(raw.get("constrains"), f"record {raw['name']} constrains", path, line),
+            )
+        )
     return out

@@ -58,10 +58,24 @@ def virtual_packages(env: EnvFile, cuda: str | None) -> list[GenericVirtualPacka
     return pkgs
 
 
-def _record(name: str, version: str, build: str, subdir: str, depends: list[str],
-            constrains: list[str], noarch: str | None = None) -> dict:
-    rec = {"name": name, "version": version, "build": build, "build_number": 0,
-           "depends": depends, "constrains": constrains, "subdir": subdir}
+def _record(
+    name: str,
+    version: str,
+    build: str,
+    subdir: str,
+    depends: list[str],
+    constrains: list[str],
+    noarch: str | None = None,
+) -> dict:
+    rec = {
+        "name": name,
+        "version": version,
+        "build": build,
+        "build_number": 0,
+        "depends": depends,
+        "constrains": constrains,
+        "subdir": subdir,
+    }
     if noarch:
         rec["noarch"] = noarch
     return rec
@@ -82,7 +96,8 @@ def channel_records(env: EnvFile, records: Records) -> dict[str, dict[str, dict]
     for r in records.for_channels(list(dict.fromkeys(channels)), env.platform):
         build = r.build or UNRECORDED_BUILD
         subdirs[r.subdir][f"{r.name}-{r.version}-{build}.tar.bz2"] = _record(
-            r.name, r.version, build, r.subdir, list(r.depends), list(r.constrains))
+            r.name, r.version, build, r.subdir, list(r.depends), list(r.constrains)
+        )
         for spec in r.depends + r.constrains:
             note(spec)
     for dep in env.conda_deps:
@@ -93,7 +108,8 @@ def channel_records(env: EnvFile, records: Records) -> dict[str, dict[str, dict]
             continue
         for version in sorted(versions | {"0"}, key=lambda v: (Version(v), v)):
             subdirs[env.platform][f"{name}-{version}-stand_in.tar.bz2"] = _record(
-                name, version, "stand_in", env.platform, [], [])
+                name, version, "stand_in", env.platform, [], []
+            )
     return subdirs
 
 
@@ -136,11 +152,16 @@ def solve_offline(env: EnvFile, records: Records, cuda: str | None = None) -> li
     channel_of = {(r.name, r.version, r.build or UNRECORDED_BUILD): r.channel for r in records.records}
     with tempfile.TemporaryDirectory(prefix="gpuforge-solve-") as tmp:
         channel = write_channel(env, records, Path(tmp) / "channel")
-        solved = asyncio.run(rattler.solve(
-            [rattler.Channel(channel.as_uri())], solve_specs(env),
-            gateway=rattler.Gateway(cache_dir=Path(tmp) / "cache"),
-            platforms=[env.platform, "noarch"], virtual_packages=virtual_packages(env, wants_cuda),
-            channel_relations="disabled"))
+        solved = asyncio.run(
+            rattler.solve(
+                [rattler.Channel(channel.as_uri())],
+                solve_specs(env),
+                gateway=rattler.Gateway(cache_dir=Path(tmp) / "cache"),
+                platforms=[env.platform, "noarch"],
+                virtual_packages=virtual_packages(env, wants_cuda),
+                channel_relations="disabled",
+            )
+        )
     out = []
     for r in sorted(solved, key=lambda r: r.name.normalized):
         key = (r.name.normalized, str(r.version), str(r.build))
@@ -150,7 +171,9 @@ def solve_offline(env: EnvFile, records: Records, cuda: str | None = None) -> li
 
 def first_named_line(env: EnvFile, message: str) -> int:
     """The line of the first env dependency the solver's message names."""
-    hits = [(m.start(), d.line) for d in env.conda_deps
-            if (m := re.search(rf"(?<![\w-]){re.escape(d.name)}(?![\w-])", message))]
+    hits = [
+        (m.start(), d.line)
+        for d in env.conda_deps
+        if (m := re.search(rf"(?<![\w-]){re.escape(d.name)}(?![\w-])", message))
+    ]
     return min(hits)[1] if hits else env.deps_line
-

@@ -29,17 +29,28 @@ from gpuforge.fileio import write_atomic
 from gpuforge.smoke.targets import LOCAL_TARGETS, ensure_env, missing_needs
 
 # check -> (its time field, the numpy baseline field) in the check's JSON
-TIMED = {"exp": ("loop_seconds", "numpy_seconds"),
-         "transfer": ("kept_on_device_seconds", "copied_back_seconds"),
-         "logreg": ("train_seconds", "numpy_seconds"),
-         "pygpu": ("seconds_on_device", "numpy_seconds")}
+TIMED = {
+    "exp": ("loop_seconds", "numpy_seconds"),
+    "transfer": ("kept_on_device_seconds", "copied_back_seconds"),
+    "logreg": ("train_seconds", "numpy_seconds"),
+    "pygpu": ("seconds_on_device", "numpy_seconds"),
+}
 
 
-def time_smoke(targets: list[str], cache: Path, report_dir: Path,
-               src: Path | None = None) -> tuple[float, dict[str, Any]]:
+def time_smoke(
+    targets: list[str], cache: Path, report_dir: Path, src: Path | None = None
+) -> tuple[float, dict[str, Any]]:
     """Wall time and report of one real `gpuforge smoke --target ...` (``src``: another checkout's code)."""
-    cmd = [sys.executable, "-m", "gpuforge", "smoke", "--cache-dir", str(cache),
-           "--report-dir", str(report_dir)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "gpuforge",
+        "smoke",
+        "--cache-dir",
+        str(cache),
+        "--report-dir",
+        str(report_dir),
+    ]
     for name in targets:
         cmd += ["--target", name]
     env = dict(os.environ, PYTHONPATH=str(src)) if src else None
@@ -71,8 +82,9 @@ def facts_seconds(out_dir: Path) -> dict[str, float]:
     facts = out_dir / "probe.json"
     facts.write_text(json.dumps(run_probe(sys.executable, timeout=120, cwd=out_dir)), encoding="utf-8")
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "gpuforge", "doctor", "--facts", str(facts)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gpuforge", "doctor", "--facts", str(facts)], capture_output=True, text=True
+    )
     wall = time.perf_counter() - start
     printed = re.search(r"\((\d+\.\d+) s\)", proc.stdout)
     return {"printed_seconds": float(printed.group(1)) if printed else -1.0, "wall_seconds": wall}
@@ -86,9 +98,12 @@ def check_ratios(target: dict[str, Any]) -> dict[str, dict[str, float]]:
             continue
         mine, base = (check.get(f) for f in fields)
         if mine and base:
-            out[check["check"]] = {"seconds": mine, "baseline_seconds": base,
-                                   "baseline": "numpy" if fields[1] == "numpy_seconds" else "copied back",
-                                   "ratio": mine / base}
+            out[check["check"]] = {
+                "seconds": mine,
+                "baseline_seconds": base,
+                "baseline": "numpy" if fields[1] == "numpy_seconds" else "copied back",
+                "ratio": mine / base,
+            }
     return out
 
 
@@ -115,8 +130,12 @@ def chart(result: dict[str, Any], path: Path) -> None:
     ys = range(len(labels))
     left.barh([y + 0.2 for y in ys], [runs[k]["seconds"] for k in labels], height=0.4, label="this code")
     if any("baseline_seconds" in runs[k] for k in labels):
-        left.barh([y - 0.2 for y in ys], [runs[k].get("baseline_seconds", 0.0) for k in labels], height=0.4,
-                  label=f"baseline {result['baseline']}")
+        left.barh(
+            [y - 0.2 for y in ys],
+            [runs[k].get("baseline_seconds", 0.0) for k in labels],
+            height=0.4,
+            label=f"baseline {result['baseline']}",
+        )
     left.set_yticks(list(ys), labels)
     left.set_xlabel("gpuforge smoke, seconds")
     left.legend()
@@ -134,9 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m gpuforge.smoke.bench", description=__doc__)
     parser.add_argument("--out-dir", type=Path, default=Path("reports/bench"))
     parser.add_argument("--target", action="append", default=[])
-    parser.add_argument("--baseline", metavar="REF",
-                        help="also run REF's code (a git commit of this repository) on the Linux targets "
-                             "and report ratios")
+    parser.add_argument(
+        "--baseline",
+        metavar="REF",
+        help="also run REF's code (a git commit of this repository) on the Linux targets and report ratios",
+    )
     args = parser.parse_args(argv)
     # mockgpu proves compiling against a mock driver, not performance: not benched
     names = args.target or [t.name for t in LOCAL_TARGETS if not missing_needs(t) and t.name != "mockgpu"]
@@ -148,8 +169,14 @@ def main(argv: list[str] | None = None) -> int:
         sets[f"{len(linux)} Linux targets"] = linux
     out = args.out_dir
     out.mkdir(parents=True, exist_ok=True)
-    result: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M"), "cores": os.cpu_count(),
-                              "targets_run": names, "baseline": args.baseline, "runs": {}, "targets": {}}
+    result: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "cores": os.cpu_count(),
+        "targets_run": names,
+        "baseline": args.baseline,
+        "runs": {},
+        "targets": {},
+    }
     with tempfile.TemporaryDirectory(prefix="gpuforge-bench-") as tmp:
         old_src = baseline_src(args.baseline, Path(tmp) / "baseline") if args.baseline else None
         plan = [("this code", label, chosen, None) for label, chosen in sets.items()]
@@ -168,9 +195,13 @@ def main(argv: list[str] | None = None) -> int:
                 if src is None and run == "warm" and chosen == names:
                     for t in report["targets"]:
                         result["targets"][t["name"]] = {
-                            "status": t["status"], "warm_seconds": t["seconds"],
-                            "doctor_seconds": doctor_seconds(t["name"], cache) if t["status"] != "skip"
-                            else 0.0, "checks": check_ratios(t)}
+                            "status": t["status"],
+                            "warm_seconds": t["seconds"],
+                            "doctor_seconds": doctor_seconds(t["name"], cache)
+                            if t["status"] != "skip"
+                            else 0.0,
+                            "checks": check_ratios(t),
+                        }
     for key, run in result["runs"].items():
         if "baseline_seconds" in run:
             run["ratio"] = run["seconds"] / run["baseline_seconds"]
@@ -197,20 +228,27 @@ def print_tables(result: dict[str, Any]) -> None:
         met = "met" if v["goal_met"] else "missed"
         then = f"{v['baseline_seconds']:.1f} s" if "baseline_seconds" in v else "-"
         ratio = f"{v['ratio']:.2f}x" if "ratio" in v else "-"
-        print(f"| {run} | {', '.join(v['targets'])} | {v['seconds']:.1f} s | {then} | {ratio} "
-              f"| <= {v['goal_seconds']:.0f} s: {met} |")
+        print(
+            f"| {run} | {', '.join(v['targets'])} | {v['seconds']:.1f} s | {then} | {ratio} "
+            f"| <= {v['goal_seconds']:.0f} s: {met} |"
+        )
     facts = result["doctor_facts"]
-    print(f"\n`gpuforge doctor --facts FILE`: prints {facts['printed_seconds']:.1f} s; "
-          f"the whole command took {facts['wall_seconds']:.1f} s\n")
-    print("| target | warm (in the concurrent run) | doctor | exp vs numpy | logreg vs numpy | "
-          "transfer: kept on device / copied back |")
+    print(
+        f"\n`gpuforge doctor --facts FILE`: prints {facts['printed_seconds']:.1f} s; "
+        f"the whole command took {facts['wall_seconds']:.1f} s\n"
+    )
+    print(
+        "| target | warm (in the concurrent run) | doctor | exp vs numpy | logreg vs numpy | "
+        "transfer: kept on device / copied back |"
+    )
     print("|---|---|---|---|---|---|")
     for name, t in result["targets"].items():
         cells = []
         for check in ("exp", "logreg", "transfer"):
             c = t["checks"].get(check)
-            cells.append(f"{c['seconds']:.2f} s / {c['baseline_seconds']:.3f} s = {c['ratio']:.2g}x"
-                         if c else "-")
+            cells.append(
+                f"{c['seconds']:.2f} s / {c['baseline_seconds']:.3f} s = {c['ratio']:.2g}x" if c else "-"
+            )
         print(f"| {name} | {t['warm_seconds']:.1f} s | {t['doctor_seconds']:.1f} s | {' | '.join(cells)} |")
 
 

@@ -38,16 +38,19 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     if unknown:
         raise GpuforgeError(f"unknown target {', '.join(unknown)}: known are {', '.join(known)}")
     chosen = [known[n] for n in args.target] if args.target else ([] if args.python else targets)
-    settings = Settings(cache_dir=args.cache_dir, channel=args.channel, fresh=args.fresh,
-                        iters=args.iters, steps=args.steps)
+    settings = Settings(
+        cache_dir=args.cache_dir, channel=args.channel, fresh=args.fresh, iters=args.iters, steps=args.steps
+    )
     started = time.time()
 
     def say(message: str) -> None:
         console.print(f"[dim]{time.time() - started:6.1f}s[/] {escape(message)}", highlight=False)
 
     if host_platform() != "linux-64" and not args.target:
-        say(f"the local targets ({', '.join(t.name for t in LOCAL_TARGETS)}) run on a Linux host "
-            f"only ({LINUX_HOST_NEEDS}): not run here")
+        say(
+            f"the local targets ({', '.join(t.name for t in LOCAL_TARGETS)}) run on a Linux host "
+            f"only ({LINUX_HOST_NEEDS}): not run here"
+        )
 
     results = run_all(chosen, args.python, settings, say, args.jobs)
     report = build_report(results, started)
@@ -60,26 +63,47 @@ def cmd_smoke(args: argparse.Namespace) -> int:
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
     """Add `gpuforge smoke` to the top-level parser."""
-    smoke = commands.add_parser("smoke", help="prove each target environment runs on the GPU "
-                                "(what `nox -s gpu_smoke` runs)")
-    smoke.add_argument("--target", action="append", default=[],
-                       help="a target to run (repeatable; default: all; see --list)")
-    smoke.add_argument("--python", action="append", default=[],
-                       help="also check this interpreter as it is (repeatable)")
+    smoke = commands.add_parser(
+        "smoke", help="prove each target environment runs on the GPU (what `nox -s gpu_smoke` runs)"
+    )
+    smoke.add_argument(
+        "--target", action="append", default=[], help="a target to run (repeatable; default: all; see --list)"
+    )
+    smoke.add_argument(
+        "--python", action="append", default=[], help="also check this interpreter as it is (repeatable)"
+    )
     smoke.add_argument("--list", action="store_true", help="list the targets and exit")
-    smoke.add_argument("--jobs", type=int, metavar="N",
-                       help="targets run at once (default: one per core; 1 runs them one after another)")
-    smoke.add_argument("--report-dir", type=Path, default=Path("reports"),
-                       help="where gpu_smoke.json and gpu_smoke.junit.xml go (default: reports)")
-    smoke.add_argument("--channel", type=Path,
-                       help="a local channel of freshly built packages for the conda targets")
-    smoke.add_argument("--envs-dir", type=Path, default=Path("envs"),
-                       help="environment files for the conda targets (default: envs)")
-    smoke.add_argument("--cache-dir", type=Path,
-                       help="where target environments live (default: $GPUFORGE_CACHE or ~/.cache/gpuforge)")
-    smoke.add_argument("--fresh", action="store_true",
-                       help="recreate the target environments and Theano's compile cache")
+    smoke.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="targets run at once (default: one per core; 1 runs them one after another)",
+    )
+    smoke.add_argument(
+        "--report-dir",
+        type=Path,
+        default=Path("reports"),
+        help="where gpu_smoke.json and gpu_smoke.junit.xml go (default: reports)",
+    )
+    smoke.add_argument(
+        "--channel", type=Path, help="a local channel of freshly built packages for the conda targets"
+    )
+    smoke.add_argument(
+        "--envs-dir",
+        type=Path,
+        default=Path("envs"),
+        help="environment files for the conda targets (default: envs)",
+    )
+    smoke.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="where target environments live (default: $GPUFORGE_CACHE or ~/.cache/gpuforge)",
+    )
+    smoke.add_argument(
+        "--fresh", action="store_true", help="recreate the target environments and Theano's compile cache"
+    )
     smoke.add_argument("--iters", type=int, default=1000, help="exp() loop length (default 1000)")
-    smoke.add_argument("--steps", type=int, default=300,
-                       help="logistic regression training steps (default 300)")
+    smoke.add_argument(
+        "--steps", type=int, default=300, help="logistic regression training steps (default 300)"
+    )
     smoke.set_defaults(func=cmd_smoke)

@@ -36,17 +36,29 @@ def _check_summary(check: dict[str, Any]) -> str:
         return check.get("reason", "")
     if name == "exp":
         dev = check.get("devname") or check.get("requested_device")
-        where = (f"; {check['platform']}: compiledir {check.get('compiledir')}, reads "
-                 f"{', '.join(check.get('config_files') or [])}") if check.get("platform") == "win32" else ""
-        return (f"{check['used']} ({dev}) {check['loop_seconds']:.2f}s vs numpy "
-                f"{check['numpy_seconds']:.2f}s; seed check says {check['seed_check_says']!r}{where}")
+        where = (
+            (
+                f"; {check['platform']}: compiledir {check.get('compiledir')}, reads "
+                f"{', '.join(check.get('config_files') or [])}"
+            )
+            if check.get("platform") == "win32"
+            else ""
+        )
+        return (
+            f"{check['used']} ({dev}) {check['loop_seconds']:.2f}s vs numpy "
+            f"{check['numpy_seconds']:.2f}s; seed check says {check['seed_check_says']!r}{where}"
+        )
     if name == "transfer":
-        return (f"kept on device {check['kept_on_device_seconds']:.3f}s, "
-                f"copied back {check['copied_back_seconds']:.3f}s")
+        return (
+            f"kept on device {check['kept_on_device_seconds']:.3f}s, "
+            f"copied back {check['copied_back_seconds']:.3f}s"
+        )
     if name == "logreg":
-        return (f"accuracy {check['accuracy']:.3f}, loss {check['first_loss']:.2f} -> "
-                f"{check['last_loss']:.2f} in {check['steps']} steps, Gemv on {check['gemv_on']}, "
-                f"{check['seconds']:.1f}s")
+        return (
+            f"accuracy {check['accuracy']:.3f}, loss {check['first_loss']:.2f} -> "
+            f"{check['last_loss']:.2f} in {check['steps']} steps, Gemv on {check['gemv_on']}, "
+            f"{check['seconds']:.1f}s"
+        )
     if name == "pygpu":
         return f"{check['devname']}: elementwise and sum match numpy"
     return check.get("reason") or "ok"
@@ -58,27 +70,37 @@ NARROW = 60  # columns: below this the table's four columns fold into unreadable
 def print_table(results: list[TargetResult], console: Console) -> None:
     if console.width < NARROW:  # one line per target, then per check, wrapped as text
         for r in results:
-            console.print(f"{r.name}: {r.status}" + (f": {r.reason}" if r.reason and not r.checks else ""),
-                          highlight=False, markup=False)
+            console.print(
+                f"{r.name}: {r.status}" + (f": {r.reason}" if r.reason and not r.checks else ""),
+                highlight=False,
+                markup=False,
+            )
             for c in r.checks + r.import_tests:
-                console.print(f"  {c.get('check') or c.get('name')}: {c['status']}", highlight=False,
-                              markup=False)
+                console.print(
+                    f"  {c.get('check') or c.get('name')}: {c['status']}", highlight=False, markup=False
+                )
         return
     table = Table(title="gpu_smoke")
     for column in ("target", "status", "check", "result"):
         table.add_column(column, overflow="fold")
     for r in results:
         style = STYLE[r.status]
-        rows = [(c.get("check") or c.get("name"), c["status"], _check_summary(c))
-                for c in r.checks + r.import_tests]
+        rows = [
+            (c.get("check") or c.get("name"), c["status"], _check_summary(c))
+            for c in r.checks + r.import_tests
+        ]
         if not rows:
             rows = [("", "", r.reason)]
         rows += [(f"[bold]{f['id']}[/]", "", f"{f['title']}\nfix: {f['fix']}") for f in r.findings]
         rows += [("hint", "", r.hint)] if r.hint else []
         for i, (check, status, summary) in enumerate(rows):
-            table.add_row(r.name if i == 0 else "", f"[{style}]{r.status}[/]" if i == 0 else "",
-                          f"{check} [{STYLE.get(status, '')}]{status}[/]" if status else check, summary,
-                          end_section=i == len(rows) - 1)
+            table.add_row(
+                r.name if i == 0 else "",
+                f"[{style}]{r.status}[/]" if i == 0 else "",
+                f"{check} [{STYLE.get(status, '')}]{status}[/]" if status else check,
+                summary,
+                end_section=i == len(rows) - 1,
+            )
     console.print(table)
 
 
@@ -86,9 +108,14 @@ def junit_xml(report: dict[str, Any]) -> str:
     suites = ET.Element("testsuites", name="gpu_smoke")
     for target in report["targets"]:
         cases = target["checks"] + target["import_tests"]
-        suite = ET.SubElement(suites, "testsuite", name=target["name"], tests=str(max(len(cases), 1)),
-                              failures=str(sum(c["status"] == "fail" for c in cases)),
-                              skipped=str(sum(c["status"] == "skip" for c in cases)))
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=target["name"],
+            tests=str(max(len(cases), 1)),
+            failures=str(sum(c["status"] == "fail" for c in cases)),
+            skipped=str(sum(c["status"] == "skip" for c in cases)),
+        )
         if not cases:  # a skipped or refused target is one test case
             case = ET.SubElement(suite, "testcase", classname=target["name"], name="target")
             tag = "skipped" if target["status"] == "skip" else "failure"
@@ -96,9 +123,13 @@ def junit_xml(report: dict[str, Any]) -> str:
             suite.set("failures" if tag == "failure" else "skipped", "1")
             continue
         for c in cases:
-            case = ET.SubElement(suite, "testcase", classname=target["name"],
-                                 name=str(c.get("check") or c.get("name")),
-                                 time=f"{c.get('seconds', 0):.3f}")
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=target["name"],
+                name=str(c.get("check") or c.get("name")),
+                time=f"{c.get('seconds', 0):.3f}",
+            )
             if c["status"] == "skip":
                 ET.SubElement(case, "skipped", message=c.get("reason", ""))
             elif c["status"] == "fail":

