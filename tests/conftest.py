@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuforge.smoke.targets import pyenv_python
+from gpuforge.interpreters import pyenv_python
 
 ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["faults.harness"]  # the fault suite's fixtures (record, fault_table)
@@ -37,6 +37,9 @@ def isolate_pip(env: dict[str, str]) -> dict[str, str]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    vendored = ROOT.parent / "shared" / "vendor" / "conda-tools"  # as noxfile.py: the conda tools
+    if vendored.is_dir():
+        os.environ.setdefault("GPUFORGE_CONDA_TOOLS", str(vendored))
     isolated = isolate_pip(dict(os.environ))
     os.environ.clear()
     os.environ.update(isolated)
@@ -203,7 +206,7 @@ def run_windows(
     cannot start with them redirected into files); ``windows_env`` is set inside Windows."""
     import json
 
-    from gpuforge.smoke.targets import python_command, windows_path, wine_env
+    from gpuforge.interpreters import python_command, windows_path, wine_env
 
     cmd = [*python_command(python), *args]
     if windows_env:

@@ -17,13 +17,14 @@ import pytest
 import rattler
 from conftest import ROOT, cli_env
 
+from gpuforge import locations
 from gpuforge.channels import classify
+from gpuforge.downloads import Source, fetch
 from gpuforge.envs.envfile import load_env
 from gpuforge.envs.lock import solve_locked
 from gpuforge.envs.records import load_records
 from gpuforge.envs.solve import write_channel
 from gpuforge.errors import GpuforgeError
-from gpuforge.recipes.sources import Source, fetch
 
 ENVS = ROOT / "envs"
 
@@ -88,7 +89,7 @@ def serve(tmp_path, monkeypatch):
 
 def lock_once(tmp_path: Path, server: FlakyChannel):
     env = load_env(ENVS / "cpu-linux64.yml")
-    write_channel(env, load_records(ENVS / "records.yaml"), server.root / "main")
+    write_channel(env, load_records(locations.RECORDS), server.root / "main")
     lines: list[str] = []
     locked = solve_locked(
         env,

@@ -35,6 +35,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
+from gpuforge import locations
 from gpuforge.cli import main
 
 EXAMPLES = int(os.environ.get("GPUFORGE_FUZZ_EXAMPLES", "6"))  # per input kind
@@ -77,8 +78,11 @@ KINDS = [
     ),
     Kind(
         "mirrors.yaml",
-        "envs/mirrors.yaml",
-        (("envs", "check", "envs/cpu-linux64.yml"), ("envs", "render")),
+        "mirrors.yaml",
+        (
+            ("envs", "check", "envs/cpu-linux64.yml", "--mirrors", "mirrors.yaml"),
+            ("envs", "render", "--mirrors", "mirrors.yaml"),
+        ),
         yaml=True,
     ),
     Kind(
@@ -130,6 +134,7 @@ def workspace(tmp_path_factory) -> Path:
     ws = tmp_path_factory.mktemp("fuzz")
     for folder in ("envs", "recipes", "ci/variants", ".github/workflows"):
         shutil.copytree(ROOT / folder, ws / folder)
+    shutil.copy(locations.MIRRORS, ws / "mirrors.yaml")  # a copy of gpuforge's own to break
     (ws / "channel").mkdir()
     (ws / "home").mkdir()
     (ws / THEANORC).write_text(OLD_THEANORC)

@@ -62,9 +62,10 @@ def main() -> None:
         stopped = _signal_in(exc)
         if stopped is None:
             raise
-        if getattr(stopped, "message", None):  # the early handler has said it already
-            print(f"gpuforge: {stopped.message}", file=sys.stderr)
-        raise SystemExit(128 + stopped.signum) from None
+        message = getattr(stopped, "message", None)
+        if message:  # the early handler has said it already
+            print(f"gpuforge: {message}", file=sys.stderr)
+        raise SystemExit(128 + int(getattr(stopped, "signum", 0))) from None
 
 
 def _signal_in(exc: BaseException | None) -> BaseException | None:

@@ -85,9 +85,9 @@ def classify(text: str, url: str = "") -> ChannelFailure | None:
             host = _host(where) if where else "the channel"
             found, at = ChannelFailure(host, status, where or ""), m.start()
     if found is None:
-        m = TIMEOUT_RE.search(text)
-        if m:
-            where = url or _near_url(text, m.start())
+        timed_out = TIMEOUT_RE.search(text)
+        if timed_out:
+            where = url or _near_url(text, timed_out.start())
             if where:
                 found = ChannelFailure(_host(where), None, where)
     return found

@@ -170,5 +170,5 @@ def guard_streams() -> None:
                 os.close(devnull)
             setattr(sys, name, open(fd, mode, encoding="utf-8", errors="replace", closefd=False))
     never_unencodable()  # a non-ASCII path on an ASCII console (LC_ALL=C, UTF-8 mode off) too
-    sys.stdout = ReaderGone(sys.stdout)  # type: ignore[assignment]
-    sys.stderr = ReaderGone(sys.stderr)  # type: ignore[assignment]
+    sys.stdout = ReaderGone(sys.stdout)
+    sys.stderr = ReaderGone(sys.stderr)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
 class GpuforgeError(Exception):
     """A user-facing error, optionally located at ``path:line``."""
 
-    def __init__(self, message: str, path: str | Path | None = None, line: int | None = None):
+    def __init__(self, message: str, path: str | os.PathLike[str] | None = None, line: int | None = None):
         super().__init__(message)
         self.message = message
         self.path = Path(path) if path is not None else None

@@ -19,6 +19,7 @@ import codecs
 import glob
 import os
 import re
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -227,3 +228,22 @@ def write_atomic(path: str | os.PathLike[str], text: str, backup: bool = True) -
             f"cannot write: {exc.strerror or exc} (the old file is unchanged)", where
         ) from None
     return saved
+
+
+def remove_tree(path: Path) -> None:
+    """Delete ``path`` (a folder, or a file in its place); a folder is first renamed away
+    in one step, so what is left of an interrupted delete is never taken for it."""
+    if not (path.exists() or path.is_symlink()):
+        return
+    try:
+        if not path.is_dir() or path.is_symlink():
+            path.unlink()
+            return
+        victim = path if ".trash-" in path.name else path.with_name(f"{path.name}.trash-{os.getpid()}")
+        if victim != path:
+            os.replace(path, victim)
+    except OSError as exc:
+        raise GpuforgeError(f"cannot remove it ({exc.strerror}): delete it", path) from None
+    shutil.rmtree(victim, ignore_errors=True)
+    if victim.exists():
+        raise GpuforgeError("cannot delete this leftover (read-only? in use?): delete it", victim)

@@ -362,7 +362,7 @@ def test_a_script_named_like_a_standard_library_module(minor: str, tmp_path: Pat
 @pytest.mark.slow
 def test_conda_on_a_misspelled_mirror_host(conda_tools, tmp_path: Path) -> None:
     """The real conda with .condarc naming TUNA's mirror misspelled (mirrors.tua..., the CSDN
-    report), spelled right, and USTC's real mirror that envs/mirrors.yaml does not list. Offline,
+    report), spelled right, and USTC's real mirror that data/mirrors.yaml does not list. Offline,
     all get no HTTP answer (HTTP 000): only the host tells them apart, and of a host gpuforge
     does not know the doctor says it cannot tell."""
     condarc = tmp_path / "condarc.yml"

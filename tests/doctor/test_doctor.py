@@ -14,9 +14,13 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, pyenv_or_skip, run_cli
 
-from gpuforge.doctor import examine as doctor
 from gpuforge.doctor.catalog import Condition, diagnose, diagnose_text, load_catalog
+from gpuforge.doctor.fix import pin_in_env_file
+from gpuforge.doctor.logs import CUT_NOTE, looks_cut
 from gpuforge.doctor.normalize import WINDOWS_MESSAGES
+from gpuforge.doctor.probe import run_probe
+from gpuforge.doctor.report import doctor_log
+from gpuforge.doctor.theanorc import comment_out, set_option
 from gpuforge.errors import GpuforgeError
 
 LOGS = ROOT / "tests" / "data" / "logs"
@@ -260,7 +264,7 @@ def test_an_interpreter_that_prints_no_report_is_one_line(tmp_path: Path) -> Non
 @pytest.mark.parametrize("minor", ["2.7", "3.6"])
 def test_probe_runs_under_old_pythons(minor: str, tmp_path: Path) -> None:
     python = pyenv_or_skip(minor)
-    facts = doctor.run_probe(python, timeout=60, cwd=tmp_path)
+    facts = run_probe(python, timeout=60, cwd=tmp_path)
     assert facts["python"]["version"].startswith(minor) and facts["python"]["bits"] == 64
     assert "probe_error" not in json.dumps(facts)
     assert facts["imports"]["theano"]["found"] is None
@@ -272,22 +276,27 @@ def test_probe_reports_a_broken_theanorc_as_file_and_line(tmp_path: Path) -> Non
     proc = run_cli("doctor", cwd=tmp_path, THEANORC=str(rc))
     assert proc.returncode == 2
     assert proc.stderr.strip() == (
-        f"gpuforge: error: {rc}:3: invalid Theano config file: not a `key = value` line: 'this is not a key'"
+        f"gpuforge: error: {rc}:3: invalid Theano config file: "
+        "neither [section], `key = value` nor a comment: 'this is not a key'"
     )
 
 
 # --- safe fixes, on files -----------------------------------------------------------------
 
 
-def test_ini_edits_keep_everything_else() -> None:
-    text = "# mine\n[global]\ndevice = gpu\n\n[nvcc]\nfastmath = True\n"
+def test_theanorc_edits_keep_everything_else(tmp_path) -> None:
+    rc = tmp_path / ".theanorc"
+    text = "# mine\n[global] # my GPU box\ndevice = gpu\n\n[nvcc]\nfastmath = True\n  False\n"
     assert (
-        doctor.ini_set(text, "device", "cuda", line=3) == "# mine\n[global]\ndevice = cuda\n\n"
-        "[nvcc]\nfastmath = True\n"
+        set_option(text, rc, "device", "cuda") == "# mine\n[global] # my GPU box\ndevice = cuda\n\n"
+        "[nvcc]\nfastmath = True\n  False\n"
     )
-    assert doctor.ini_set(text, "floatX", "float32").splitlines()[2:4] == ["device = gpu", "floatX = float32"]
-    assert doctor.ini_set(text, "blas.ldflags", "").endswith("[blas]\nldflags =\n")
-    assert doctor.ini_comment(text, 6, "gone").splitlines()[-1] == "# fastmath = True    # gone"
+    assert set_option(text, rc, "floatX", "float32").splitlines()[2:4] == ["device = gpu", "floatX = float32"]
+    assert set_option(text, rc, "blas.ldflags", "").endswith("[blas]\nldflags =\n")
+    assert comment_out(text, rc, "nvcc.fastmath", "gone").splitlines()[-2:] == [
+        "# fastmath = True    # gone",
+        "# False",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -312,7 +321,7 @@ def test_ini_edits_keep_everything_else() -> None:
     ],
 )
 def test_pin_in_env_file(name: str, text: str, expected: str) -> None:
-    assert doctor.pin_in_env_file(text, Path(name), "numpy", "<1.24") == expected
+    assert pin_in_env_file(text, Path(name), "numpy", "<1.24") == expected
 
 
 def test_a_broken_env_file_is_a_located_error(tmp_path: Path) -> None:
@@ -421,14 +430,14 @@ def test_an_undecided_dll_failure_lists_its_candidates() -> None:
 def test_a_cut_paste_is_said_to_be_cut() -> None:
     _, whole = read_case(LOGS / "upstream_pygpu_import_6429.txt")
     assert "Traceback (most recent call last)" in whole
-    assert doctor.doctor_log(whole).notes == ()
+    assert doctor_log(whole).notes == ()
     cut = whole[: whole.rindex('  File "')] + '  File "/usr/lib/python3/dist-packages/pygpu/x.py", line 7\n'
-    assert doctor.doctor_log(cut).notes == (doctor.CUT_NOTE,)
+    assert doctor_log(cut).notes == (CUT_NOTE,)
     stdin = (
         'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
         "ImportError: No module named x\n"
     )
-    assert doctor.doctor_log(stdin).notes == ()
+    assert doctor_log(stdin).notes == ()
 
 
 def test_a_paste_cut_where_torch_loads_its_dlls_lists_the_candidates() -> None:
@@ -438,7 +447,7 @@ def test_a_paste_cut_where_torch_loads_its_dlls_lists_the_candidates() -> None:
         '\\torch\\__init__.py", line 81, in <module>\n    from torch._C import *\n'
     )
     first = diagnose_text(text)[0]
-    assert doctor.looks_cut(text) and first.id == "dll_load_failed" and first.undecided
+    assert looks_cut(text) and first.id == "dll_load_failed" and first.undecided
 
 
 def test_only_the_placeholders_mean_no_wheel_for_this_python() -> None:

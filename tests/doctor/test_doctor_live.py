@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, run_cli
 
-from gpuforge.recipes.sources import default_cache_dir
+from gpuforge import locations
 from gpuforge.smoke.targets import LOCAL_TARGETS, TargetEnv, ensure_env, missing_needs
 
 pytestmark = pytest.mark.slow
@@ -56,7 +56,7 @@ REPRODUCED = {
     "two_theano_installs",
 }
 GPU_CHECKS = str(ROOT / "src" / "gpuforge" / "inside" / "gpu_checks.py")
-PYTHON32 = default_cache_dir() / "python32" / "python3"  # made by ci/python32.sh
+PYTHON32 = locations.cache_dir() / "python32" / "python3"  # made by ci/python32.sh
 
 
 def _target(name: str) -> TargetEnv:

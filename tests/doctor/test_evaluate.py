@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from doctor_eval import REPORTS, evaluate, main, origin_group, read_report, report_files
 
 from gpuforge.doctor.catalog import diagnose_text, load_catalog
-from gpuforge.doctor.evaluate import REPORTS, evaluate, main, origin_group, read_report, report_files
 from gpuforge.errors import GpuforgeError
 
 HEADER = "# url: https://example.invalid/1\n# source: {source}\n# expected: {expected}\n# cause: c\n# ---\n"
@@ -150,7 +150,7 @@ def test_the_readmes_figures_are_a_run_of_this_catalog_on_this_corpus() -> None:
 
     figures = json.loads(FIGURES.read_text(encoding="utf-8"))
     evaluation = evaluate([REPORTS])
-    redo = "python -m gpuforge.doctor.evaluate --adversarial --json docs/data/doctor_eval.json"
+    redo = "python tools/doctor_eval.py --adversarial --json docs/data/doctor_eval.json"
     for kind, (whole, cross) in evaluation.tallies(lambda r: r.kind).items():
         for column, tally in (("whole", whole), ("cross", cross)):
             fresh = {k: v for k, v in tally.as_json().items() if k not in TIMES}

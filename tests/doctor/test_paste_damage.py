@@ -8,9 +8,9 @@ from __future__ import annotations
 from functools import cache
 
 import pytest
+from doctor_eval import REPORTS, read_report
 
 from gpuforge.doctor.catalog import diagnose_text
-from gpuforge.doctor.evaluate import REPORTS, read_report
 
 # new entries proven on their labelled reports from several sources (test_doctor counts them)
 PROVEN_ON_REPORTS = {

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from conftest import run_cli, run_windows
 
-from gpuforge.doctor import examine
+from gpuforge.doctor.probe import parse_report
+from gpuforge.doctor.report import doctor_python
 from gpuforge.inside import probe as probe_mod
-from gpuforge.smoke.targets import linux_path, windows_path
+from gpuforge.interpreters import linux_path, windows_path
 
 # reproduced here on the Windows CPython, each diagnosed by the doctor
 REPRODUCED_ON_WINDOWS = {
@@ -62,7 +63,7 @@ def wine_home(windows_env, tmp_path_factory):
 def test_doctor_probes_the_windows_python_through_wine(windows_env):
     """`gpuforge doctor --python python.exe`: the probe runs in Windows and its JSON comes back
     through a pipe; Theano's real Windows warning names gxx_missing."""
-    report = examine.doctor_python(str(windows_env.python))
+    report = doctor_python(str(windows_env.python))
     facts = report.facts
     assert facts["platform"]["sys_platform"] == "win32" and facts["python"]["bits"] == 64
     assert facts["compiledir"]["base"].endswith("\\AppData\\Local\\Theano")
@@ -119,7 +120,7 @@ def test_theanorc_txt_that_only_windows_reads_is_named(wine_home):
     rc = home / ".theanorc.txt"
     rc.write_text("[global]\nfloatX = float32\ndevice = gpu\n")
     try:
-        report = examine.doctor_python(python, env=_with(env))
+        report = doctor_python(python, env=_with(env))
         assert "old_device_flag" in [f.id for f in report.findings]
         facts = report.facts
         theano = facts["imports"]["theano"]
@@ -159,7 +160,7 @@ def test_torch_py_shadow_on_windows_paths(windows_env, tmp_path):
     """Seed 001's torch.py in the working directory, seen by the Windows probe (the torch\\
     folder case runs in the windows target's import tests)."""
     (tmp_path / "torch.py").write_text("import torch\nprint(torch.rand(2))\n")
-    report = examine.doctor_python(str(windows_env.python), cwd=tmp_path)
+    report = doctor_python(str(windows_env.python), cwd=tmp_path)
     assert report.facts["cwd"]["shadows"]["torch"] == windows_path(tmp_path / "torch.py")
     assert "torch_C_shadow" in [f.id for f in report.findings]
 
@@ -247,7 +248,7 @@ def test_spaces_and_non_ascii_in_the_windows_user_folder_are_named(windows_env, 
     )
     facts_file = tmp_path / "facts.json"
     facts_file.write_text(proc.stdout)
-    facts = examine.parse_report(proc.stdout, "probe")
+    facts = parse_report(proc.stdout, "probe")
     assert facts["windows"]["userprofile"] == winhome
     assert facts["imports"]["theano"]["config"]["base_compiledir"] == winhome + "\\AppData\\Local\\Theano"
     ids, done = doctor_ids("--facts", str(facts_file))

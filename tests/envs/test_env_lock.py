@@ -14,6 +14,7 @@ import pytest
 from conftest import RECIPES, ROOT, run_cli
 from rattler import LockFile
 
+from gpuforge import locations
 from gpuforge.envs.envfile import load_env
 from gpuforge.envs.lock import lock_envs, lock_texts, solve_locked
 from gpuforge.envs.mirrors import Mirror, Mirrors, load_mirrors
@@ -87,10 +88,10 @@ def local_channels(tmp_path: Path) -> tuple[Path, Mirrors]:
     """The official mirror pointed at local file:// channels holding the real win-64 records."""
     base = tmp_path / "channels"
     env = load_env(ENVS / "gpu-win64-legacy-cuda9.yml")
-    records = load_records(ENVS / "records.yaml")
+    records = load_records(locations.RECORDS)
     for name in ("main", "r", "msys2"):  # not pytorch: that one cannot be reached
         write_channel(env, records, base / name)
-    real = load_mirrors(ENVS / "mirrors.yaml")
+    real = load_mirrors(locations.MIRRORS)
     local = Mirror("official", base.as_uri(), base.as_uri())
     return base, Mirrors(
         real.path, real.defaults, real.windows_only, real.custom, real.unmirrored, {"official": local}

@@ -1,4 +1,4 @@
-"""The offline solve (real py-rattler) on a local channel of the real records, envs/records.yaml."""
+"""The offline solve (real py-rattler) on a local channel of the real records, data/records.yaml."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from conftest import ROOT, run_cli
 from rattler.exceptions import SolverError
 
+from gpuforge import locations
 from gpuforge.envs.envfile import load_env
 from gpuforge.envs.records import load_records
 from gpuforge.envs.solve import solve_offline, write_channel
@@ -18,7 +19,7 @@ ENVS = ROOT / "envs"
 
 @pytest.fixture(scope="module")
 def records():
-    return load_records(ENVS / "records.yaml")
+    return load_records(locations.RECORDS)
 
 
 def env_with(tmp_path: Path, name: str, *edits: tuple[str, str]):
@@ -110,7 +111,7 @@ def test_cli_solve_prints_the_solution_and_refuses_a_conflict():
     assert proc.stdout.splitlines()[-2] == (
         "envs/gpu-win64-legacy-cuda9.yml: 12 packages solve for win-64 "
         "on the "
-        "real records of envs/records.yaml; no stand-ins"
+        "real records of gpuforge's data/records.yaml; no stand-ins"
     )
     assert proc.stdout.splitlines()[-1] == (
         "  pip installs after the solve (not solved here): "

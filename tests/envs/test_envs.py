@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import RECIPES, ROOT, run_cli
 
+from gpuforge import locations
 from gpuforge.envs.check import check_all
 from gpuforge.envs.envfile import escapes, load_env
 from gpuforge.errors import GpuforgeError
@@ -52,7 +53,7 @@ def test_the_env_files_exist():
 
 def test_repository_envs_are_clean_and_solve_on_real_records():
     """Done-criterion: no env file names an unpublished channel, every conda spec matches a
-    real record of envs/records.yaml, and each solves on those records with no stand-in."""
+    real record of data/records.yaml, and each solves on those records with no stand-in."""
     result = check_all(ENVS, RECIPES)
     assert [str(p) for p in result.problems] == []
     assert result.env_files == len(ENV_FILES)
@@ -65,7 +66,7 @@ def test_repository_envs_are_clean_and_solve_on_real_records():
 def test_every_conda_spec_matches_a_real_record(name):
     from gpuforge.envs.records import load_records
 
-    records = load_records(ENVS / "records.yaml")
+    records = load_records(locations.RECORDS)
     env = load_env(ENVS / name)
     assert env.channel_names and "gpuforge" not in env.channel_names
     assert env.channels[-1][0] == "nodefaults"
@@ -86,9 +87,10 @@ def test_cli_check_prints_a_summary():
     )
     # what the records do not prove is named: the build needs that no record shows published
     assert [line.split(" (not proven)")[0] for line in notes] == [
-        "envs/records.yaml: the recipes' linux-64 build needs no record shows published on pkgs/main or "
+        "gpuforge's data/records.yaml: the recipes' linux-64 build needs no record shows published on "
+        "pkgs/main or "
         "pkgs/msys2",
-        "envs/records.yaml: the recipes' win-64 build needs no record shows published on "
+        "gpuforge's data/records.yaml: the recipes' win-64 build needs no record shows published on "
         "pkgs/main or pkgs/msys2",
     ]
 
@@ -96,14 +98,14 @@ def test_cli_check_prints_a_summary():
 def test_records_on_evidence_older_than_two_years_are_named(tmp_path):
     shutil.copytree(ENVS, tmp_path / "envs")
     shutil.copytree(RECIPES, tmp_path / "recipes")
-    records = tmp_path / "envs" / "records.yaml"
-    text = records.read_text()
+    records = tmp_path / "records.yaml"
+    text = locations.RECORDS.read_text()
     at = text.index("  conda-test-linux:")
     records.write_text(text[:at] + text[at:].replace("    checked: 2026-05-08", "    checked: 2018", 1))
-    proc = run_cli("envs", "check", cwd=tmp_path)
+    proc = run_cli("envs", "check", "--records", "records.yaml", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert (
-        "envs/records.yaml: not re-checked within 2 years (not proven still published): "
+        "records.yaml: not re-checked within 2 years (not proven still published): "
         "pygpu-0.7.6-py37h035aef0_0 (conda-test-linux)\n"
     ) in proc.stdout
 
@@ -112,7 +114,7 @@ def test_records_evidence_needs_a_source_and_a_checked_date(tmp_path):
     from gpuforge.envs.records import load_records
 
     path = tmp_path / "records.yaml"
-    text = (ENVS / "records.yaml").read_text()
+    text = (locations.RECORDS).read_text()
     path.write_text(text.replace("    checked: 2026-05-08\n", "", 1))
     with pytest.raises(
         GpuforgeError,
@@ -485,14 +487,13 @@ def test_conda_runs_the_pip_section_in_the_env_files_folder(conda_tools, theano_
 def test_build_needs_without_a_record_are_named_and_a_record_clears_one(tmp_path):
     """What the CI's conda builds need from pkgs/main and pkgs/msys2 is checked against the
     records too: a need no record shows published is named (not proven), a recorded one is not."""
-    shutil.copytree(ENVS, tmp_path / "envs")
-    result = check_all(tmp_path / "envs", RECIPES)
+    result = check_all(ENVS, RECIPES)
     assert "vs2019_win-64" in result.build_needs["win-64"]
     assert "vc 14.*" not in result.build_needs["win-64"]  # vc 14 h0510ff6_3 (facts)
     assert "gcc_linux-64 7.3.0.*" not in result.build_needs["linux-64"]
-    records = tmp_path / "envs" / "records.yaml"
+    records = tmp_path / "records.yaml"
     records.write_text(
-        records.read_text().replace(
+        locations.RECORDS.read_text().replace(
             "records:\n",
             "records:\n  - {name: vs2019_win-64, "
             "version: 19.29.30133, build: h7dcff83_7, subdir: win-64, channel: pkgs/main, "
@@ -500,4 +501,4 @@ def test_build_needs_without_a_record_are_named_and_a_record_clears_one(tmp_path
             1,
         )
     )
-    assert "vs2019_win-64" not in check_all(tmp_path / "envs", RECIPES).build_needs["win-64"]
+    assert "vs2019_win-64" not in check_all(ENVS, RECIPES, records_path=records).build_needs["win-64"]

@@ -1,4 +1,4 @@
-"""envs/gpu-envs.yaml: the table loads, picks the env file a GPU and driver need, says
+"""The GPU table (data/gpu-envs.yaml): the table loads, picks the env file a GPU and driver need, says
 whether the env's NVRTC compiles for a GPU, and a broken table is one located error."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from gpuforge.envs.gpu_envs import GPU_ENVS_FILE, can_compile, load, pick
+from gpuforge import locations
+from gpuforge.envs.gpu_envs import can_compile, load, pick
 from gpuforge.errors import InputError
 
 
@@ -21,8 +22,8 @@ def by_file(table, name):
     return next(e for e in table if e.file == name)
 
 
-def test_table_is_the_repository_file_and_names_real_env_files(table):
-    assert GPU_ENVS_FILE == ROOT / "envs" / "gpu-envs.yaml"
+def test_table_is_package_data_and_names_real_env_files(table):
+    assert locations.GPU_ENVS == ROOT / "src" / "gpuforge" / "data" / "gpu-envs.yaml"
     assert [e.file for e in table] == [
         "gpu-linux64.yml",
         "gpu-win64.yml",

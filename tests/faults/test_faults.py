@@ -483,7 +483,7 @@ def test_tables_in_odd_terminals(tmp_path, record, term):
 
 SMALL = WINDOWS.downloads[3]  # six's wheel (11 kB): a pinned, sha256-checked source
 FETCH = (
-    "import sys; from pathlib import Path; from gpuforge.recipes.sources import fetch; "
+    "import sys; from pathlib import Path; from gpuforge.downloads import fetch; "
     "from gpuforge.smoke.targets import WINDOWS; print(fetch(WINDOWS.downloads[3], Path(sys.argv[1])))"
 )
 
@@ -537,7 +537,7 @@ def test_a_damaged_download_is_downloaded_again(warm_sources, tmp_path, record, 
     path = damage(kind, cache)
     proc = fetch_run(cache)
     again = fetch_run(cache)
-    from gpuforge.recipes.sources import sha256_of
+    from gpuforge.downloads import sha256_of
 
     leftovers = list(path.parent.glob(".download-*"))
     ok = proc.returncode == 0 and sha256_of(path) == SMALL.sha256 and not leftovers and again.returncode == 0

@@ -14,7 +14,7 @@ from conftest import RECIPES, pyenv_python, run_cli
 
 from gpuforge.recipes.build_local import pip_requirement, plan_requirements, tool_version, version_matches
 from gpuforge.recipes.render import Recipe
-from gpuforge.recipes.sources import Source, fetch
+from gpuforge.downloads import Source, fetch
 
 LIBGPUARRAY_SOURCE = os.environ.get("GPUFORGE_LIBGPUARRAY_SOURCE")
 NEEDS_SOURCE = (

@@ -13,8 +13,10 @@ import pytest
 from conftest import RECIPES, ROOT
 
 from gpuforge.errors import GpuforgeError
-from gpuforge.recipes.sources import PATCH_SUMS, apply_patches, default_cache_dir, patch_sums, sha256_of, unpack
-from gpuforge.smoke.targets import WINE, WINE_INSTALL
+from gpuforge.recipes.patches import PATCH_SUMS, apply_patches, patch_sums
+from gpuforge import locations
+from gpuforge.downloads import sha256_of, unpack
+from gpuforge.interpreters import WINE, WINE_INSTALL
 from gpuforge.yamlio import read_yaml
 
 PATCHES = RECIPES / "libgpuarray" / "patches"
@@ -97,7 +99,7 @@ def test_patched_source_builds_with_mingw_and_loads_under_wine(patched, tmp_path
     dll = tree / "lib" / "libgpuarray.dll"
     subprocess.run([mingw, "-O2", "-o", str(dll.parent / "gpuarray_init.exe"),
                     str(ROOT / "tests" / "data" / "shims" / "gpuarray_init.c")], check=True)
-    wineprefix = default_cache_dir() / "wine" / "prefix"
+    wineprefix = locations.cache_dir() / "wine" / "prefix"
     wineprefix.parent.mkdir(parents=True, exist_ok=True)
     out = subprocess.run([str(WINE), "gpuarray_init.exe", "libgpuarray.dll"], cwd=dll.parent,
                          env=dict(os.environ, WINEDEBUG="-all", WINEPREFIX=str(wineprefix)),

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import RECIPES, ROOT
 
-from gpuforge.recipes.sources import default_cache_dir
+from gpuforge import locations
 from gpuforge.smoke.mockgpu import nvidia  # the pinned PyPI wheels of NVIDIA's NVRTC
-from gpuforge.smoke.targets import WINE, WINE_INSTALL
+from gpuforge.interpreters import WINE, WINE_INSTALL
 
 SHIMS = RECIPES / "theano-gpu-config" / "shims"
 DATA = ROOT / "tests" / "data" / "shims"
@@ -175,7 +175,7 @@ def test_windows_under_wine_with_the_real_nvrtc(windows_build):
     arch; cublas64_91.dll forwards to cublas64_11.dll; the bare NVRTC refuses compute_12."""
     if not WINE.is_file():
         pytest.skip(f"needs Wine: {WINE_INSTALL}")
-    wineprefix = default_cache_dir() / "wine" / "prefix"  # shared with the windows smoke target
+    wineprefix = locations.cache_dir() / "wine" / "prefix"  # shared with the windows smoke target
     wineprefix.parent.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, WINEDEBUG="-all", WINEPREFIX=str(wineprefix))
     script = windows_build / "run.bat"

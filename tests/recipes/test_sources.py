@@ -7,7 +7,7 @@ from conftest import RECIPES
 
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.render import find_recipes, render_variants
-from gpuforge.recipes.sources import SAME_TREE, Source, sha256_of
+from gpuforge.downloads import SAME_TREE, Source, sha256_of
 from gpuforge.recipes.variants import load_config
 
 

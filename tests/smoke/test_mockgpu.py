@@ -80,8 +80,8 @@ def test_ptxas_refuses_ptx_for_a_newer_gpu(tmp_path):
     ptx = tmp_path / "ptx"
     ptx.mkdir()
     (ptx / "mod001.ptx").write_text(".version 7.8\n.target sm_86\n.address_size 64\n")
-    assert cases.assemble(ptx, "8.6", nvidia.default_cache_dir(), print)["assembled"] == 1
-    refused = cases.assemble(ptx, "7.5", nvidia.default_cache_dir(), print)
+    assert cases.assemble(ptx, "8.6", nvidia.locations.cache_dir(), print)["assembled"] == 1
+    refused = cases.assemble(ptx, "7.5", nvidia.locations.cache_dir(), print)
     assert refused["assembled"] == 0
     assert "SM version specified by .target is higher than default SM version" in refused["failed"][0]
 

@@ -210,11 +210,11 @@ def test_env_file_for_a_local_channel_takes_gpuforge_packages_from_it(tmp_path):
     from rattler import MatchSpec
     from ruamel.yaml import YAML
 
-    from gpuforge.ci.workflow import local_env_file
+    from gpuforge.envs.variant import write_variant
 
     channel = tmp_path / "channel"
     channel.mkdir()
-    out = local_env_file(ROOT / "envs" / "gpu-win64.yml", channel, tmp_path / "env.yml")
+    out = write_variant(ROOT / "envs" / "gpu-win64.yml", channel, tmp_path / "env.yml")
     data = YAML(typ="safe").load(out.read_text())
     assert data["channels"][0] == channel.as_uri() and "defaults" in data["channels"]
     deps = [d for d in data["dependencies"] if isinstance(d, str)]
@@ -237,9 +237,9 @@ def test_an_environment_that_cannot_be_made_is_a_failed_target(tmp_path):
 
 def test_a_32bit_interpreter_is_refused_with_its_failure_mode(tmp_path):
     """Real: Debian's i386 CPython, unpacked by ci/python32.sh (.ci/run prepares it)."""
-    from gpuforge.recipes.sources import default_cache_dir
+    from gpuforge import locations
 
-    python32 = default_cache_dir() / "python32" / "python3"
+    python32 = locations.cache_dir() / "python32" / "python3"
     if not python32.exists():
         pytest.skip(f"no 32-bit CPython at {python32}: run `bash ci/python32.sh` (Debian i386 packages)")
     proc = run_cli("smoke", "--python", str(python32), "--report-dir", str(tmp_path))

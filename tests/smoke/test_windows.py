@@ -10,7 +10,8 @@ import pytest
 from conftest import ROOT, run_cli, run_windows
 
 from gpuforge.errors import GpuforgeError
-from gpuforge.smoke.targets import THEANO_SDIST, WINDOWS, Interpreter, windows_path
+from gpuforge.interpreters import Interpreter, windows_path
+from gpuforge.smoke.targets import THEANO_SDIST, WINDOWS
 
 
 def test_windows_target_pins_the_theano_sdist_of_the_recipe():
@@ -108,7 +109,7 @@ print("created", os.path.isdir({windows_path(tmp_path / "env")!r}))
 
 
 def test_windows_paths_name_linux_files_under_wine(windows_env):
-    from gpuforge.smoke.targets import linux_path, wine_prefix
+    from gpuforge.interpreters import linux_path, wine_prefix
 
     prefix = wine_prefix(windows_env.python)
     assert prefix == Path(windows_env.python).parent / "wineprefix"

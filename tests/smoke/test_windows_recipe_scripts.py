@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 from conftest import RECIPES
 
+from gpuforge import locations
+from gpuforge.downloads import Source, fetch, unpack
 from gpuforge.errors import GpuforgeError
-from gpuforge.recipes.sources import Source, default_cache_dir, fetch, unpack
-from gpuforge.smoke.targets import THEANO_SDIST, WINE, windows_path, wine_env
+from gpuforge.interpreters import WINE, windows_path, wine_env
+from gpuforge.smoke.targets import THEANO_SDIST
 
 # What pip needs to build and install an sdist in the embeddable CPython 3.8, which ships
 # without pip. Both say Requires-Python >=3.8; sha256 as PyPI's simple index publishes them.
@@ -56,8 +58,8 @@ def test_theano_bld_bat_installs_theano_into_the_windows_python(windows_env, tmp
         if item.is_file():
             shutil.copy2(item, bare / item.name)
     try:
-        wheels = [fetch(w, default_cache_dir(), say=lambda _m: None) for w in (PIP, SETUPTOOLS)]
-        sdist = fetch(THEANO_SDIST, default_cache_dir(), say=lambda _m: None)
+        wheels = [fetch(w, locations.cache_dir(), say=lambda _m: None) for w in (PIP, SETUPTOOLS)]
+        sdist = fetch(THEANO_SDIST, locations.cache_dir(), say=lambda _m: None)
     except GpuforgeError as exc:
         pytest.skip(
             f"pip, setuptools and Theano's sdist come from PyPI, which is not reachable here "

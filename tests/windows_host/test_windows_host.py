@@ -14,11 +14,12 @@ import shutil
 
 import pytest
 from conftest import ROOT
+from windows_host.host import ensure_host, install_gpuforge, locked, missing
 
 from gpuforge.envs.envfile import env_platform
 from gpuforge.errors import GpuforgeError
-from gpuforge.smoke.targets import LINUX_HOST_ONLY, LOCAL_TARGETS, windows_path
-from gpuforge.smoke.windows_host import ensure_host, install_gpuforge, locked, missing
+from gpuforge.interpreters import windows_path
+from gpuforge.smoke.targets import LINUX_HOST_ONLY, LOCAL_TARGETS
 
 USER = "José Núñez"
 PROJECT = "theano 模型"  # a folder name outside the ANSI code page (cp1252) Windows writes pipes in
@@ -95,6 +96,16 @@ fix.join()
 run("smoke", "gpuforge", "smoke", "--python", spec["env_python"], "--iters", "100", "--steps", "60",
     "--report-dir", "reports\\python")
 
+# installed = checkout: from an empty folder, what needs package data works, what needs the
+# checkout's envs/ or recipes/ names its flag
+os.makedirs(spec["empty"])
+os.chdir(spec["empty"])
+run("empty_gpus", "gpuforge", "envs", "gpus", "--cc", "8.6", "--driver-cuda", "12.6")
+run("empty_facts", "gpuforge", "doctor", "--facts", spec["probe"])
+run("empty_check", "gpuforge", "envs", "check")
+run("empty_lint", "gpuforge", "recipes", "lint", "--conda-smithy", "skip")
+results["empty_left"] = os.listdir(spec["empty"])
+
 with open(spec["results"], "w", encoding="utf-8") as out:
     json.dump(results, out)
 """
@@ -145,6 +156,8 @@ def session(windows_env):
             "project": f"{HOME}\\Documents\\{PROJECT}",
             "env_python": f"{ENV}\\python.exe",
             "results": f"{HOME}\\results.json",
+            "empty": f"{HOME}\\empty",
+            "probe": windows_path(ROOT / "tests" / "data" / "probes" / "win64-cc86-driver560-cuda90.json"),
         }
         (home / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
         (home / "session.py").write_text(SESSION, encoding="utf-8")
@@ -267,3 +280,18 @@ def test_gpu_smoke_on_windows_runs_the_env_targets_only(session):
         t["status"] == "skip" and t["reason"].startswith("no conda, mamba or micromamba on PATH")
         for t in report["targets"]
     )
+
+
+def test_from_an_empty_folder_package_data_serves_and_the_checkout_is_named(session):
+    """The wheel pip installed, run where there is no checkout: the GPU table and the doctor's
+    env pick come from the package (this host's platform: win-64), and a command that needs
+    envs/ or recipes/ says which flag names them, in one line, writing nothing."""
+    _host, _home, results = session
+    gpus = _ok(results["empty_gpus"])
+    assert "envs/gpu-win64.yml" in gpus.splitlines()[0]
+    assert "env file for this GPU and driver: envs/gpu-win64.yml" in results["empty_facts"]["stdout"]
+    for name, flag in (("empty_check", "--envs-dir"), ("empty_lint", "--recipes-dir")):
+        result = results[name]
+        lines = result["stderr"].strip().splitlines()
+        assert result["rc"] == 2 and len(lines) == 1 and flag in lines[0], result
+    assert results["empty_left"] == []

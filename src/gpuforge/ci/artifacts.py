@@ -18,9 +18,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuforge.downloads import sha256_of
 from gpuforge.errors import GpuforgeError, InputError
 from gpuforge.fileio import read_text, write_atomic
-from gpuforge.recipes.sources import sha256_of
 
 MANIFEST = "manifest.json"
 PACKAGE_PATTERNS = ("*/*.conda", "*/*.tar.bz2")

@@ -6,12 +6,27 @@ import argparse
 import json
 from pathlib import Path
 
+from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.selectors import PLATFORMS
+
+
+def _root(args: argparse.Namespace) -> Path:
+    """--root, else the working folder: a checkout of gpuforge (its variant matrix), or one line
+    naming the flag."""
+    from gpuforge.ci.workflow import CONFIG
+
+    if not (args.root / CONFIG).is_file():
+        where = "the working folder" if args.root == Path(".") else f"--root {args.root}"
+        raise GpuforgeError(
+            f"{where} is not a gpuforge checkout (no {CONFIG.as_posix()}): run from one or pass --root DIR"
+        )
+    return Path(args.root)
 
 
 def cmd_ci_render(args: argparse.Namespace) -> int:
     from gpuforge.ci.workflow import CONFIG, line_ending_problems, render
 
+    _root(args)
     changes = render(args.root, check=args.check)
     for line in changes:
         print(line)
@@ -34,7 +49,7 @@ def cmd_ci_render(args: argparse.Namespace) -> int:
 def cmd_ci_matrix(args: argparse.Namespace) -> int:
     from gpuforge.ci.workflow import RUNNERS, make_plan
 
-    plan = make_plan(args.root)
+    plan = make_plan(_root(args))
     jobs = [
         {
             "name": j.name,
@@ -59,7 +74,7 @@ def cmd_ci_matrix(args: argparse.Namespace) -> int:
 def cmd_ci_build_args(args: argparse.Namespace) -> int:
     from gpuforge.ci.workflow import build_args
 
-    print("\n".join(build_args(args.root, args.job, args.channel, args.output)))
+    print("\n".join(build_args(_root(args), args.job, args.channel, args.output)))
     return 0
 
 
@@ -98,15 +113,15 @@ def cmd_ci_channel_failure(args: argparse.Namespace) -> int:
 def cmd_ci_envs(args: argparse.Namespace) -> int:
     from gpuforge.ci.workflow import env_files
 
-    for path in env_files(args.root, args.platform):
+    for path in env_files(_root(args), args.platform):
         print(path.relative_to(args.root).as_posix())
     return 0
 
 
 def cmd_ci_env_file(args: argparse.Namespace) -> int:
-    from gpuforge.ci.workflow import local_env_file
+    from gpuforge.envs.variant import write_variant
 
-    print(local_env_file(args.env_file, args.channel, args.output))
+    print(write_variant(args.env_file, args.channel, args.output))
     return 0
 
 

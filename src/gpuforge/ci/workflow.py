@@ -195,7 +195,8 @@ def render_workflow(text: str, path: Path, plan: Plan) -> str:
             )
         while i < len(lines) and not END_RE.match(lines[i]):
             i += 1
-        if i == len(lines) or END_RE.match(lines[i]).group("block") != block:
+        end = END_RE.match(lines[i]) if i < len(lines) else None
+        if end is None or end.group("block") != block:
             raise GpuforgeError(
                 f"generated block {block!r} has no `# end generated: {block}` line", path, start
             )
@@ -321,11 +322,3 @@ def env_files(root: Path, platform: str) -> list[Path]:
             Path(root) / "envs",
         )
     return found
-
-
-def local_env_file(source: Path, channel: Path, output: Path) -> Path:
-    """Write the variant of ``source`` that takes gpuforge's packages from the local
-    ``channel`` (src/gpuforge/envs/variant.py) to ``output``."""
-    from gpuforge.envs.variant import write_variant
-
-    return write_variant(source, channel, output)

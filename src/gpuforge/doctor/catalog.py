@@ -10,11 +10,12 @@ from typing import Any
 
 import re2
 
+from gpuforge import locations
 from gpuforge.doctor.normalize import evidence_lines, normalize, unwrapped
 from gpuforge.errors import GpuforgeError
 from gpuforge.yamlio import expect_list, expect_mapping, read_yaml
 
-CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
+CATALOG_PATH = locations.CATALOG
 CONDITION = re.compile(
     r"^(?P<not>not\s+)?(?P<path>[\w.\-]+)(?:\s*(?P<op>==|!=|>=|<=|>|<|~)\s*(?P<value>\S.*))?$"
 )
@@ -83,7 +84,7 @@ class Finding:
 
     def as_json(self) -> dict[str, Any]:
         e = self.entry
-        found = {
+        found: dict[str, Any] = {
             "id": e.id,
             "title": e.title,
             "cause": e.cause,

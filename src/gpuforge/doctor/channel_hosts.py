@@ -1,10 +1,10 @@
 """Which host a failed conda download asked: a real channel host, or a misspelling of one.
 
 `CondaHTTPError: HTTP 000 CONNECTION FAILED` means no HTTP answer at all. From a host that
-exists (Anaconda's, or a mirror of envs/mirrors.yaml) that is the network: a wrong channel
+exists (Anaconda's, or a mirror of gpuforge's data/mirrors.yaml) that is the network: a wrong channel
 path there answers 404. From a host one or two letters away from a real mirror's
 (`mirrors.tua.tsinghua.edu.cn`, `nanomirrors.tuna.tsinghua.edu.cn`) it is the .condarc: that
-host does not exist. The real hosts are envs/mirrors.yaml's, the one list gpuforge renders
+host does not exist. The real hosts are data/mirrors.yaml's, the one list gpuforge renders
 its .condarc files from, plus Anaconda's own.
 """
 
@@ -16,9 +16,9 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from gpuforge.envs.mirrors import MIRRORS_FILE, load_mirrors
+from gpuforge import locations
+from gpuforge.envs.mirrors import load_mirrors
 
-MIRRORS_PATH = Path(__file__).resolve().parents[3] / "envs" / MIRRORS_FILE
 # conda's own hosts, whatever mirrors.yaml says (conda/base/constants.py DEFAULT_CHANNELS_UNIX,
 # conda/models/channel.py: conda.anaconda.org; repo.continuum.io before 2017)
 ANACONDA_HOSTS = ("repo.anaconda.com", "conda.anaconda.org", "repo.continuum.io")
@@ -32,14 +32,10 @@ MISSPELLED = 0.9
 
 
 @cache
-def real_hosts(path: Path = MIRRORS_PATH) -> tuple[str, ...]:
-    """Anaconda's hosts and every mirror's of envs/mirrors.yaml (Anaconda's alone when the file
-    is not there: an installed gpuforge without its checkout)."""
+def real_hosts(path: Path = locations.MIRRORS) -> tuple[str, ...]:
+    """Anaconda's hosts and every mirror's of data/mirrors.yaml."""
     hosts = dict.fromkeys(ANACONDA_HOSTS)
-    try:
-        mirrors = load_mirrors(path)
-    except Exception:  # a missing or broken mirrors.yaml is `envs check`'s to report
-        return tuple(hosts)
+    mirrors = load_mirrors(path)
     for mirror in mirrors.mirrors.values():
         for url in (mirror.pkgs, mirror.cloud):
             hosts[urlsplit(url).hostname or ""] = None

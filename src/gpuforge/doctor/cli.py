@@ -10,7 +10,8 @@ from pathlib import Path
 
 
 def cmd_theanorc_show(args: argparse.Namespace) -> int:
-    from gpuforge.doctor.theano_show import as_json, default_python, format_text, show
+    from gpuforge.doctor.theano_show import as_json, format_text, show
+    from gpuforge.interpreters import default_python
 
     result = show(args.python or default_python(), args.exec_code)
     print(json.dumps(as_json(result), indent=2) if args.json else format_text(result, args.all))
@@ -58,37 +59,41 @@ def migrate(path: Path, yes: bool) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from gpuforge.doctor import examine as doctor
     from gpuforge.doctor.catalog import entry
+    from gpuforge.doctor.fix import apply_fixes
+    from gpuforge.doctor.logs import read_log
+    from gpuforge.doctor.probe import parse_report
+    from gpuforge.doctor.report import diagnose_facts_report, doctor_log, doctor_python, explain, print_report
     from gpuforge.fileio import read_text
+    from gpuforge.interpreters import default_python
 
     if args.explain:
         e = entry(args.explain)
         if args.json:
             print(json.dumps(dict(e.raw), indent=2, default=str))
         else:
-            print("\n".join(doctor.explain(e)))
+            print("\n".join(explain(e)))
         return 0
     if args.log:
-        report = doctor.doctor_log(doctor.read_log(args.log))
+        report = doctor_log(read_log(args.log))
     elif args.facts:
         start = time.monotonic()
-        text = doctor.read_log("-") if args.facts == "-" else read_text(args.facts)
-        report = doctor.diagnose_facts_report(doctor.parse_report(text, args.facts), start)
+        text = read_log("-") if args.facts == "-" else read_text(args.facts)
+        report = diagnose_facts_report(parse_report(text, args.facts), start)
     else:
-        report = doctor.doctor_python(args.python or doctor.default_python(), timeout=args.timeout)
+        report = doctor_python(args.python or default_python(), timeout=args.timeout)
     say = (lambda line: print(line, file=sys.stderr)) if args.json else print
     if args.fix and report.findings:
         if not args.json:
-            doctor.print_report(report)
-        written = doctor.apply_fixes(report.findings, report.facts, args.env_file, out=say)
+            print_report(report)
+        written = apply_fixes(report.findings, report.facts, args.env_file, out=say)
         if written and not (args.log or args.facts):
             say("\nafter the fixes:")
-            report = doctor.doctor_python(args.python or doctor.default_python(), timeout=args.timeout)
+            report = doctor_python(args.python or default_python(), timeout=args.timeout)
             if not args.json:
-                doctor.print_report(report)
+                print_report(report)
     elif not args.json:
-        doctor.print_report(report)
+        print_report(report)
     if args.json:
         print(json.dumps(report.as_json(), indent=2))
     return 1 if report.findings else 0

@@ -1,5 +1,5 @@
 """Before anything runs: can this environment compile GPU kernels for this GPU, under this
-driver, and which env file of envs/gpu-envs.yaml fits the GPU and driver?
+driver, and which env file of the GPU table (data/gpu-envs.yaml) fits the GPU and driver?
 
 From the probe's facts: the GPU's compute capability and the driver's CUDA version (the driver
 through ctypes, else nvidia-smi) and the NVRTC libgpuarray 0.7.6 would load (its version, the
@@ -13,6 +13,7 @@ from typing import Any
 
 from gpuforge.doctor.catalog import lookup, version_key
 from gpuforge.envs import gpu_envs
+from gpuforge.errors import GpuforgeError
 
 # The compute_XY an NVRTC without nvrtcGetSupportedArchs (< 11.2) accepts, by its version:
 # newest 62 below 9.0, 70 for 9.x, 75 for 10.x, 80 for 11.0, 86 for 11.1 (nvcc's lists of those
@@ -101,7 +102,7 @@ def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
     driver_cuda = driver if driver and gpu_envs.VERSION_RE.match(driver) else None
     try:
         choice = gpu_envs.pick(platform, cc, driver_cuda)
-    except Exception as exc:  # a malformed envs/gpu-envs.yaml is its own error, not a finding
+    except (GpuforgeError, ValueError) as exc:  # a malformed table or value: said, not a finding
         choice = gpu_envs.Choice(None, f"no env file could be picked: {exc}")
     fits = f"envs/{choice.entry.file}" if choice.entry else "none"
     gpu = f"cc {cc}, driver CUDA {driver or 'unknown'}"
@@ -152,7 +153,7 @@ def unfindable_nvrtc(facts: dict[str, Any]) -> str | None:
         or not nvrtc["present"]
     ):
         return None
-    tried = nvrtc.get("tried") if isinstance(nvrtc.get("tried"), list) else []
+    tried = nvrtc["tried"] if isinstance(nvrtc.get("tried"), list) else []
     return (
         f"{', '.join(map(str, nvrtc['present']))} is here; libgpuarray 0.7.6 tries only "
         f"{', '.join(map(str, tried))}"

@@ -9,16 +9,13 @@ files winning; unset: ~/.theanorc, and on Windows ~/.theanorc.txt) > the default
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from gpuforge import interpreters, locations
 from gpuforge.errors import GpuforgeError
 
-HELPER = Path(__file__).parent.parent / "inside" / "theano_config.py"
+HELPER = locations.inside_script("theano_config.py")
 RESULT_MARK = "GPUFORGE_RESULT "
 # Shown even at their defaults: the options this stack's failures turn on.
 KEY_OPTIONS = (
@@ -74,22 +71,16 @@ class Ignored:
     reason: str
 
 
-def default_python() -> str:
-    """The interpreter `python` names on PATH (an activated environment's), else this one."""
-    return shutil.which("python") or shutil.which("python3") or sys.executable
-
-
 def run_probe(python: str, code: str | None = None, timeout: int = 600) -> dict[str, Any]:
-    """Run inside/theano_config.py under ``python`` and return its JSON result."""
-    cmd = [python, str(HELPER)] + (["--exec", code] if code else [])
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, errors="replace")
-    except FileNotFoundError:
-        raise GpuforgeError("no such interpreter", python) from None
-    except PermissionError:
-        raise GpuforgeError("not an executable interpreter", python) from None
-    except subprocess.TimeoutExpired:
-        raise GpuforgeError(f"importing theano took over {timeout} s", python) from None
+    """Run inside/theano_config.py under ``python`` (under Wine for a python.exe) and return its
+    JSON result."""
+    proc = interpreters.run_python(
+        python,
+        ["--exec", code] if code else [],
+        script=HELPER,
+        timeout=timeout,
+        what="importing theano",
+    )
     for line in proc.stdout.splitlines():
         if line.startswith(RESULT_MARK):
             try:

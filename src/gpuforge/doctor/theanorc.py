@@ -1,18 +1,17 @@
 """.theanorc files: seed 003's profiles (`theanorc write`) and the old-backend migration
 (`theanorc migrate`).
 
-Files are read the way Theano's ConfigParser reads them ([section] headers, ``key =
-value`` or ``key: value``, ``#``/``;`` comment lines, indented continuation lines,
-option names case-insensitive) and rewritten line by line, so comments and order
-survive. Every profile and migration result is checked by loading it in real Theano
-1.0.5 (tests/test_theanorc.py).
+Files are read the way Theano's ConfigParser reads them (inside/theanorc_lines.py, the one
+reading of .theanorc that the probe shares) and rewritten line by line, so comments and
+order survive; `gpuforge doctor --fix` edits them through the same model (``set_option``).
+Every profile and migration result is checked by loading it in real Theano 1.0.5
+(tests/doctor/test_theanorc.py).
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +19,11 @@ from pathlib import Path
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import home as fileio_home
 from gpuforge.fileio import read_text, write_atomic
+from gpuforge.inside import theanorc_lines
 
-SECTION_RE = re.compile(r"^\[(?P<name>[^\]]+)\]\s*([#;].*)?$")
-OPTION_RE = re.compile(r"^(?P<key>[^=:\s][^=:]*?)\s*(?P<sep>[=:])\s*(?P<value>.*)$")
+# The configparser rules the host reads a user's file by (theanorc_lines): those of the Python 3
+# that Theano 1.0.5 runs on in gpuforge's environments.
+RULES = (3, 7)
 
 # Seed 003's profiles, as Theano 1.0.5 reads them. Where the seed's own text would
 # not work in 1.0.5 the file says so.
@@ -126,6 +127,17 @@ class Section:
     def find(self, option: str) -> Entry | None:
         return next((e for e in self.entries if e.option == option.lower()), None)
 
+    @staticmethod
+    def _blank(item: Entry | str) -> bool:
+        return isinstance(item, str) and not item.strip()
+
+    def add(self, entry: Entry) -> None:
+        """``entry`` after the section's last entry or comment (before its trailing blank lines)."""
+        end = len(self.items)
+        while end and self._blank(self.items[end - 1]):
+            end -= 1
+        self.items.insert(end, entry)
+
     def render(self) -> list[str]:
         head = [self.header] if self.name is not None else []
         return head + [
@@ -134,57 +146,92 @@ class Section:
 
 
 def parse(text: str, path: Path) -> list[Section]:
-    """Sections of a .theanorc; what Theano's ConfigParser would refuse is a located error."""
+    """Sections of a .theanorc as Theano reads it (inside/theanorc_lines.py: configparser's
+    rules), keeping every line; what configparser would refuse is a located error."""
+    reading = theanorc_lines.read(text, RULES)
+    if reading.error:
+        raise GpuforgeError(reading.error["message"], path, reading.error["line"])
+    lines = reading.lines
+    ends = _value_ends(lines)
     sections = [Section(None, "", 0)]
-    seen: dict[str, int] = {}
     pending: list[str] = []  # comment lines just above the next entry
-    last: Entry | None = None
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        current = sections[-1]
-        if stripped and line[0] in " \t" and last is not None:
-            last.text.append(line)
-            last.value += "\n" + stripped
-            continue
-        if not stripped or stripped[0] in "#;":
-            last = None
-            if stripped:
-                pending.append(line)
+    at = 0
+    while at < len(lines):
+        line, current = lines[at], sections[-1]
+        if line.kind in (theanorc_lines.BLANK, theanorc_lines.COMMENT):
+            if line.kind == theanorc_lines.COMMENT and line.text.strip():
+                pending.append(line.text)
             else:
-                current.items += pending + [line]
+                current.items += [*pending, line.text]
                 pending = []
-            continue
-        last = None
-        if header := SECTION_RE.match(stripped):
-            name = header.group("name")
-            if name in seen:
-                raise GpuforgeError(
-                    f"section [{name}] repeats line {seen[name]} (Python 3's configparser refuses the file)",
-                    path,
-                    number,
-                )
-            seen[name] = number
+        elif line.kind == theanorc_lines.HEADER:
             current.items += pending
             pending = []
-            sections.append(Section(name, line, number))
-            continue
-        option = OPTION_RE.match(stripped)
-        if option is None:
-            raise GpuforgeError(f"neither [section], `key = value` nor a comment: {stripped!r}", path, number)
-        if current.name is None:
-            raise GpuforgeError(f"`{stripped}` comes before any [section] header", path, number)
-        if (twin := current.find(option.group("key"))) is not None:
-            raise GpuforgeError(
-                f"[{current.name}] {twin.option} repeats line {twin.line} "
-                "(Python 3's configparser refuses the file)",
-                path,
-                number,
-            )
-        last = Entry(option.group("key"), option.group("value").strip(), number, [line], pending)
-        pending = []
-        current.items.append(last)
+            sections.append(Section(line.section, line.text, line.number))
+        else:  # an option, with every line up to the end of its value
+            end = ends[at]
+            value_lines = [ln.text for ln in lines[at : end + 1]]
+            current.items.append(Entry(line.key or "", line.value or "", line.number, value_lines, pending))
+            pending = []
+            at = end
+        at += 1
     sections[-1].items += pending
     return sections
+
+
+def _value_ends(lines: list[theanorc_lines.Line]) -> dict[int, int]:
+    """For each option line's index, the index of its value's last line (its last continuation:
+    the blank and comment lines between belong to the value, those after it do not)."""
+    ends: dict[int, int] = {}
+    option = None
+    for i, line in enumerate(lines):
+        if line.kind == theanorc_lines.OPTION:
+            option = i
+            ends[i] = i
+        elif line.kind == theanorc_lines.CONTINUATION and option is not None:
+            ends[option] = i
+        elif line.kind == theanorc_lines.HEADER:
+            option = None
+    return ends
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """A Theano option's (section, option) in a config file: ``blas.ldflags`` -> (blas, ldflags),
+    ``device`` -> (global, device)."""
+    section, _, option = key.rpartition(".")
+    return section or "global", option
+
+
+def set_option(text: str, path: Path, key: str, value: str) -> str:
+    """``text`` (a .theanorc) with Theano option ``key`` set to ``value``: its line replaced where
+    it is set (the comments above it stay), else added at the end of its section (made at the
+    end of the file when missing)."""
+    sections = parse(text, path)
+    name, option = split_key(key)
+    section = next((s for s in sections if s.name == name), None)
+    if section is None:
+        section = Section(name, f"[{name}]", 0)
+        sections.append(section)
+    entry = section.find(option)
+    if entry is not None:  # its own spelling of the name stays
+        entry.value, entry.text = value, [f"{entry.key} = {value}".rstrip()]
+    else:
+        section.add(Entry(option, value, 0, [f"{option} = {value}".rstrip()]))
+    return render(sections)
+
+
+def comment_out(text: str, path: Path, key: str, note: str) -> str:
+    """``text`` with the lines that set ``key`` turned into comments, the first ending in ``note``."""
+    sections = parse(text, path)
+    name, option = split_key(key)
+    for section in sections:
+        entry = section.find(option) if section.name == name else None
+        if entry is not None:
+            entry.text = [f"# {entry.text[0].strip()}    # {note}"] + [
+                f"# {t.strip()}" for t in entry.text[1:]
+            ]
+            section.items[section.items.index(entry)] = entry
+    return render(sections)
 
 
 def render(sections: list[Section]) -> str:

@@ -8,9 +8,10 @@ from pathlib import Path
 from rattler import MatchSpec
 from rattler.exceptions import InvalidMatchSpecError, SolverError
 
+from gpuforge import locations
 from gpuforge.envs.envfile import EnvFile, RecipeOutputs, check_env, load_env, recipe_outputs
-from gpuforge.envs.mirrors import MIRRORS_FILE, Mirrors, drift_problems, load_mirrors
-from gpuforge.envs.records import RECORDS_FILE, Records, load_records
+from gpuforge.envs.mirrors import Mirrors, drift_problems, load_mirrors
+from gpuforge.envs.records import Records, load_records
 from gpuforge.envs.solve import DEFAULT_CUDA_DRIVER, first_named_line, solve_offline, solver_message
 from gpuforge.errors import GpuforgeError, InputError
 from gpuforge.recipes.lint import Problem
@@ -96,14 +97,19 @@ def unrecorded_build_needs(outputs: RecipeOutputs, records: Records) -> list[str
 
 
 def check_all(
-    envs_dir: Path, recipes_dir: Path, files: list[Path] | None = None, cuda: str | None = None
+    envs_dir: Path,
+    recipes_dir: Path,
+    files: list[Path] | None = None,
+    cuda: str | None = None,
+    mirrors_path: Path = locations.MIRRORS,
+    records_path: Path = locations.RECORDS,
 ) -> CheckResult:
-    """Check the env files (default: all in ``envs_dir``), mirrors.yaml and its generated files."""
+    """Check the env files (default: all in ``envs_dir``), the mirrors and their generated files."""
     result = CheckResult(cuda=cuda or DEFAULT_CUDA_DRIVER)
     envs_dir = Path(envs_dir)
     try:
-        mirrors = load_mirrors(envs_dir / MIRRORS_FILE)
-        records = load_records(envs_dir / RECORDS_FILE)
+        mirrors = load_mirrors(mirrors_path)
+        records = load_records(records_path)
     except GpuforgeError as exc:
         found = result.errors if isinstance(exc, InputError) else result.problems
         found.append(Problem(str(exc.path or ""), exc.line or 0, exc.message))

@@ -7,13 +7,30 @@ import datetime
 import sys
 from pathlib import Path
 
+from gpuforge import locations
 from gpuforge.errors import GpuforgeError
+from gpuforge.interpreters import host_platform
+
+
+def _envs_dir(args: argparse.Namespace) -> Path:
+    found = locations.repository_dir(args.envs_dir, locations.ENVS_DIR)
+    assert found is not None
+    return found
+
+
+def _recipes_dir(args: argparse.Namespace) -> Path:
+    found = locations.repository_dir(args.recipes_dir, locations.RECIPES_DIR)
+    assert found is not None
+    return found
 
 
 def cmd_envs_check(args: argparse.Namespace) -> int:
     from gpuforge.envs.check import check_all
 
-    result = check_all(args.envs_dir, args.recipes_dir, args.files or None, args.cuda)
+    args.envs_dir = _envs_dir(args)
+    result = check_all(
+        args.envs_dir, _recipes_dir(args), args.files or None, args.cuda, args.mirrors, args.records
+    )
     for problem in result.problems:
         print(problem)
     for error in result.errors:  # unreadable or malformed files: bad input, after what the others showed
@@ -25,22 +42,22 @@ def cmd_envs_check(args: argparse.Namespace) -> int:
         return 1
     for path, names in result.stand_ins.items():
         if names:
-            print(f"{path}: stand-ins for what envs/records.yaml lacks: {', '.join(names)}")
-    from gpuforge.envs.records import RECORDS_FILE, STALE_YEARS, load_records
+            print(f"{path}: stand-ins for what {locations.shown(args.records)} lacks: {', '.join(names)}")
+    from gpuforge.envs.records import STALE_YEARS, load_records
 
     for platform, needs in result.build_needs.items():
         if needs:
             print(
-                f"{args.envs_dir / RECORDS_FILE}: the recipes' {platform} build needs no record shows "
+                f"{locations.shown(args.records)}: the recipes' {platform} build needs no record shows "
                 f"published on pkgs/main or pkgs/msys2 (not proven): {', '.join(needs)}"
             )
 
-    stale = load_records(args.envs_dir / RECORDS_FILE).not_rechecked(datetime.date.today())
+    stale = load_records(args.records).not_rechecked(datetime.date.today())
     if stale:
-        names = ", ".join(f"{r.name}-{r.version}-{r.build} ({r.evidence})" for r in stale)
+        listed = ", ".join(f"{r.name}-{r.version}-{r.build} ({r.evidence})" for r in stale)
         print(
-            f"{args.envs_dir / RECORDS_FILE}: not re-checked within {STALE_YEARS} years (not proven "
-            f"still published): {names}"
+            f"{locations.shown(args.records)}: not re-checked within {STALE_YEARS} years "
+            f"(not proven still published): {listed}"
         )
     print(
         f"envs check: {result.env_files} env files clean, every conda spec on a real record, "
@@ -51,15 +68,16 @@ def cmd_envs_check(args: argparse.Namespace) -> int:
 
 
 def cmd_envs_render(args: argparse.Namespace) -> int:
-    from gpuforge.envs.mirrors import MIRRORS_FILE, load_mirrors, render_condarc
+    from gpuforge.envs.mirrors import load_mirrors, render_condarc
     from gpuforge.fileio import read_bytes, write_atomic
 
-    mirrors = load_mirrors(args.envs_dir / MIRRORS_FILE)
+    envs_dir = _envs_dir(args)
+    mirrors = load_mirrors(args.mirrors)
     names = list(mirrors.mirrors) if args.mirror == "all" else [args.mirror]
     for name in names:
         if name not in mirrors.mirrors:
             raise GpuforgeError(f"no mirror {name!r} (known: {', '.join(mirrors.mirrors)})", mirrors.path)
-        path = mirrors.generated_path(args.envs_dir, name)
+        path = mirrors.generated_path(envs_dir, name)
         text = render_condarc(mirrors, name)
         same = path.is_file() and read_bytes(path) == text.encode("utf-8")
         write_atomic(path, text)
@@ -71,7 +89,7 @@ def cmd_envs_solve(args: argparse.Namespace) -> int:
     from rattler.exceptions import SolverError
 
     from gpuforge.envs.envfile import load_env
-    from gpuforge.envs.records import RECORDS_FILE, load_records
+    from gpuforge.envs.records import load_records
     from gpuforge.envs.solve import solve_offline, solver_message
 
     env = load_env(args.file)
@@ -79,7 +97,7 @@ def cmd_envs_solve(args: argparse.Namespace) -> int:
         raise GpuforgeError(env.problems[0].message, env.path, 1)
     if env.unparsed:
         raise GpuforgeError(f"{env.unparsed[0]} (nothing solved)")
-    records = load_records(args.envs_dir / RECORDS_FILE)
+    records = load_records(args.records)
     try:
         solved = solve_offline(env, records, args.cuda)
     except SolverError as exc:
@@ -92,7 +110,7 @@ def cmd_envs_solve(args: argparse.Namespace) -> int:
     stand_ins = [p.name for p in solved if p.origin == "stand-in"]
     print(
         f"{env.path}: {len(solved)} packages solve for {env.platform} on the real records of "
-        f"{records.path}"
+        f"{locations.shown(records.path)}"
         + (f"; stand-ins (not in the table): {', '.join(stand_ins)}" if stand_ins else "; no stand-ins")
     )
     pip = [d.text for d in env.pip_deps]
@@ -105,10 +123,11 @@ def cmd_envs_lock(args: argparse.Namespace) -> int:
     from gpuforge.envs.check import check_all, env_files
     from gpuforge.envs.envfile import load_env
     from gpuforge.envs.lock import LOCK_DIR, lock_envs
-    from gpuforge.envs.mirrors import MIRRORS_FILE, load_mirrors
+    from gpuforge.envs.mirrors import load_mirrors
 
-    files = args.files or env_files(args.envs_dir)
-    checked = check_all(args.envs_dir, args.recipes_dir, files, args.cuda)
+    envs_dir = _envs_dir(args)
+    files = args.files or env_files(envs_dir)
+    checked = check_all(envs_dir, _recipes_dir(args), files, args.cuda, args.mirrors, args.records)
     found = checked.errors + checked.problems
     refused: dict[str, str] = {}
     for problem in found:  # each env file that fails the check is not locked; the others are
@@ -116,8 +135,8 @@ def cmd_envs_lock(args: argparse.Namespace) -> int:
         if problem.path not in {str(f) for f in files}:  # mirrors.yaml, records.yaml: all envs
             raise GpuforgeError(message)
         refused.setdefault(problem.path, message)
-    mirrors = load_mirrors(args.envs_dir / MIRRORS_FILE)
-    out_dir = args.output_dir or args.envs_dir / LOCK_DIR
+    mirrors = load_mirrors(args.mirrors)
+    out_dir = args.output_dir or envs_dir / LOCK_DIR
     envs = [load_env(f) for f in files if str(f) not in refused]
     result = lock_envs(
         envs, mirrors, args.mirror, out_dir, args.cuda, say=lambda line: print(line, file=sys.stderr)
@@ -139,10 +158,10 @@ def cmd_envs_lock(args: argparse.Namespace) -> int:
 
 
 def cmd_envs_gpus(args: argparse.Namespace) -> int:
-    """The GPU env files (envs/gpu-envs.yaml), or the one that fits a GPU and driver."""
+    """The GPU env files (the GPU table), or the one that fits a GPU and driver."""
     from gpuforge.envs.gpu_envs import can_compile, load, pick, table
 
-    entries = load(args.envs_dir / "gpu-envs.yaml")
+    entries = load(args.gpu_envs)
     if args.cc is None:
         print(table(entries))
         return 0
@@ -167,21 +186,31 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     envs_common.add_argument(
         "--envs-dir",
         type=Path,
-        default=Path("envs"),
-        help="folder with the env files and mirrors.yaml (default: envs)",
+        help="the checkout's folder of env files (default: ./envs)",
     )
     envs_common.add_argument(
         "--recipes-dir",
         type=Path,
-        default=Path("recipes"),
-        help="the recipes the pins must agree with (default: recipes)",
+        help="the recipes the pins must agree with (default: ./recipes)",
+    )
+    envs_common.add_argument(
+        "--mirrors",
+        type=Path,
+        default=locations.MIRRORS,
+        help="the mirror definitions (default: gpuforge's own, data/mirrors.yaml)",
+    )
+    envs_common.add_argument(
+        "--records",
+        type=Path,
+        default=locations.RECORDS,
+        help="the published records to solve on (default: gpuforge's own, data/records.yaml)",
     )
     envs_common.add_argument(
         "--cuda",
         help="CUDA version of the driver (__cuda) to solve CUDA envs with (default: 12.0, a current driver)",
     )
     check = envs_cmds.add_parser(
-        "check", parents=[envs_common], help="validate env files, mirrors.yaml and the generated .condarc"
+        "check", parents=[envs_common], help="validate env files, the mirrors and the generated .condarc"
     )
     check.add_argument("files", nargs="*", type=Path, help="env files (default: envs/*.yml)")
     check.set_defaults(func=cmd_envs_check)
@@ -193,7 +222,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     solve = envs_cmds.add_parser(
         "solve",
         parents=[envs_common],
-        help="solve one env file offline on the real records (envs/records.yaml)",
+        help="solve one env file offline on the real published records",
     )
     solve.add_argument("file", type=Path)
     solve.set_defaults(func=cmd_envs_solve)
@@ -204,11 +233,16 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     lock.add_argument("--mirror", default="official", help="mirror to solve on (default: official)")
     lock.add_argument("--output-dir", type=Path, help="default: envs/locks")
     lock.set_defaults(func=cmd_envs_lock)
-    gpus = envs_cmds.add_parser(
-        "gpus", help="which GPU env file for which GPU and driver (envs/gpu-envs.yaml)"
+    gpus = envs_cmds.add_parser("gpus", help="which GPU env file for which GPU and driver")
+    gpus.add_argument(
+        "--gpu-envs", type=Path, default=locations.GPU_ENVS, help="the GPU table (default: gpuforge's own)"
     )
-    gpus.add_argument("--envs-dir", type=Path, default=Path("envs"), help="default: envs")
-    gpus.add_argument("--platform", choices=("linux-64", "win-64"), default="win-64")
+    gpus.add_argument(
+        "--platform",
+        choices=("linux-64", "win-64"),
+        default=host_platform(),
+        help=f"the platform of the env files (default: this host's, {host_platform()})",
+    )
     gpus.add_argument(
         "--cc",
         help="the GPU's compute capability, e.g. 8.6 (nvidia-smi --query-gpu=compute_cap --format=csv)",

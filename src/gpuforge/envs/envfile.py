@@ -4,8 +4,8 @@ An env file is conda's environment.yml named ``<flavor>-<win64|linux64>[-<varian
 (the name gives the platform; ``gpu-win64-blackwell.yml``, ``gpu-linux64-legacy-cuda10.yml``).
 The checks: every dependency parses as a conda MatchSpec
 (py-rattler) and carries a comment saying why; channels are names defined in
-envs/mirrors.yaml (https URLs come from there) that someone publishes (a record of
-envs/records.yaml comes from them), and every conda spec matches a real record there;
+data/mirrors.yaml (https URLs come from there) that someone publishes (a record of
+data/records.yaml comes from them), and every conda spec matches a real record there;
 no 32-bit platform; and the pins agree with recipes/conda_build_config.yaml, with
 the recipes' versions, and with the compatibility facts (libgpuarray 0.7.6's nvrtc
 loader, Theano 1.0.5's numpy, cuDNN and Windows toolchain needs). A ``pip:`` entry
@@ -23,6 +23,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from rattler import MatchSpec, Version, VersionSpec
 from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError, InvalidVersionSpecError
 
+from gpuforge import locations
 from gpuforge.envs.mirrors import THIRTY_TWO_BIT_RE, Mirrors
 from gpuforge.envs.records import Records
 from gpuforge.fileio import read_text
@@ -76,6 +77,12 @@ class Dependency:
     @property
     def channel(self) -> str | None:
         return self.spec.channel.name if self.spec is not None and self.spec.channel else None
+
+    @property
+    def match_spec(self) -> MatchSpec:
+        """The conda spec of a conda dependency (``EnvFile.conda_deps`` are those with one)."""
+        assert self.spec is not None, f"not a conda dependency: {self.text}"
+        return self.spec
 
 
 @dataclass
@@ -132,7 +139,7 @@ def env_platform(path: Path) -> tuple[str, str | None]:
 
 
 def _has_comment(lines: list[str], line: int | None) -> bool:
-    return bool(line) and bool(COMMENT_RE.search(lines[line - 1]))
+    return line is not None and line > 0 and bool(COMMENT_RE.search(lines[line - 1]))
 
 
 def load_env(path: Path) -> EnvFile:
@@ -340,7 +347,7 @@ def _check_numpy(env: EnvFile, config: VariantConfig, cfg: Where, python: str | 
 
 def _check_vc(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
     vc = env.get("vc")
-    matrix = (config.values.get("vc") or [None])[0]
+    matrix = next(iter(config.values.get("vc") or []), None)
     if not env.platform.startswith("win"):
         if vc is not None:
             env.add(vc.line, "vc is the Windows runtime pin: not on linux-64")
@@ -374,10 +381,11 @@ def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> None:
     if (pygpu is None) != (libgpuarray is None) or (
         pygpu and libgpuarray and pygpu.version != libgpuarray.version
     ):
-        for dep in (pygpu, libgpuarray):
-            if dep is not None:
+        for pinned in (pygpu, libgpuarray):
+            if pinned is not None:
                 env.add(
-                    dep.line, "pygpu and libgpuarray are one source and one API: pin both to the same version"
+                    pinned.line,
+                    "pygpu and libgpuarray are one source and one API: pin both to the same version",
                 )
     if "theano" in names and env.platform.startswith("win"):
         for need in THEANO_WIN_TOOLCHAIN:
@@ -397,15 +405,15 @@ def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> None:
 
 
 def _check_records(env: EnvFile, records: Records) -> None:
-    """Every conda spec matches a real published record (envs/records.yaml)."""
+    """Every conda spec matches a real published record (data/records.yaml)."""
     for dep in env.conda_deps:
         channels = [dep.channel] if dep.channel else env.channel_names
-        if not records.matching(dep.spec, channels, env.platform):
+        if not records.matching(dep.match_spec, channels, env.platform):
             same_name = [str(r) for r in records.for_channels(channels, env.platform) if r.name == dep.name]
             known = f" (it has {', '.join(same_name)})" if same_name else ""
             env.add(
                 dep.line,
-                f"{dep.text}: no real record in {records.path} matches it on "
+                f"{dep.text}: no real record in {locations.shown(records.path)} matches it on "
                 f"{env.platform} from {', '.join(channels)}{known}: pin what the "
                 "channels publish, or add the record with its evidence",
             )
@@ -425,7 +433,7 @@ def _check_cuda(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
     for dep, key in ((toolkit, "cudatoolkit"), (cudnn, "cudnn")):
         if dep is None:
             continue
-        matrix = (config.values.get(key) or [None])[0]
+        matrix = next(iter(config.values.get(key) or []), None)
         unloadable, why = facts[key]
         if dep.version is None or matrix is None:
             env.add(dep.line, f"pin {key} within the recipes' range {matrix} ({cfg(key)})")
@@ -438,7 +446,7 @@ def _check_cuda(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
                 f"{config.platform} range {matrix} ({cfg(key)})",
             )
     if cudnn is not None:
-        build = str(cudnn.spec.build) if cudnn.spec.build else ""
+        build = str(cudnn.match_spec.build) if cudnn.match_spec.build else ""
         if toolkit is None:
             env.add(cudnn.line, "cudnn needs cudatoolkit pinned beside it")
         elif (m := CUDA_BUILD_RE.search(build)) and not admits(toolkit.version, m.group("version")):
@@ -450,7 +458,8 @@ def _check_cuda(env: EnvFile, config: VariantConfig, cfg: Where) -> None:
 
 def _unpublished(name: str, records: Records) -> str:
     why = (
-        f"channel {name!r} is published nowhere (no record of {records.path} comes from it): "
+        f"channel {name!r} is published nowhere "
+        f"(no record of {locations.shown(records.path)} comes from it): "
         "conda env create stops with UnavailableInvalidChannel or PackagesNotFoundError "
         "(`gpuforge doctor`: channel_missing)"
     )
@@ -492,7 +501,7 @@ def _check_channels(env: EnvFile, mirrors: Mirrors, records: Records) -> None:
             "channels (Miniforge's conda-forge) to the solve",
         )
     for dep in env.conda_deps:
-        subdir = dep.spec.subdir
+        subdir = dep.match_spec.subdir
         if subdir and subdir.endswith("-32"):
             env.add(dep.line, f"{dep.name}: subdir {subdir} is 32-bit (not supported)")
         if not dep.channel:

@@ -1,4 +1,4 @@
-"""envs/gpu-envs.yaml: which GPU env file fits which GPU and driver.
+"""The GPU table (package data, data/gpu-envs.yaml): which GPU env file fits which GPU and driver.
 
 ``load()`` reads the table (a malformed entry is one error naming the file and line);
 ``pick(platform, cc, driver_cuda)`` returns the first entry whose compute capability
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gpuforge import locations
 from gpuforge.errors import InputError
 from gpuforge.yamlio import expect_list, expect_mapping, item_line, key_line, read_yaml
 
-GPU_ENVS_FILE = Path(__file__).resolve().parents[3] / "envs" / "gpu-envs.yaml"
 PLATFORMS = ("linux-64", "win-64")
 KEYS = (
     "file",
@@ -46,7 +46,7 @@ TRUNCATED_FROM = 100  # 0.7.6's buffer holds two digits after "compute_"
 
 @dataclass(frozen=True)
 class GpuEnv:
-    """One row of envs/gpu-envs.yaml."""
+    """One row of the GPU table."""
 
     file: str
     platform: str
@@ -148,9 +148,9 @@ def _entry(raw: Any, path: Path, line: int) -> GpuEnv:
 
 
 def load(path: str | Path | None = None) -> list[GpuEnv]:
-    """The entries of envs/gpu-envs.yaml (or ``path``), in the file's order."""
-    path = Path(path) if path is not None else GPU_ENVS_FILE
-    doc = expect_mapping(read_yaml(path), path, 1, "envs/gpu-envs.yaml")
+    """The entries of the GPU table (or of ``path``), in the file's order."""
+    path = Path(path) if path is not None else locations.GPU_ENVS
+    doc = expect_mapping(read_yaml(path), path, 1, "the GPU table (gpu-envs.yaml)")
     rows = expect_list(
         doc.get("envs"), path, key_line(doc, "envs") or 1, "envs", empty="list the GPU env files"
     )

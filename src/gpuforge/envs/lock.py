@@ -67,7 +67,7 @@ def _solve_with_retries(
                     [rattler.Channel(url) for url in listed],
                     specs,
                     gateway=gateway,
-                    platforms=[env.platform, "noarch"],
+                    platforms=[rattler.Platform(env.platform), rattler.Platform("noarch")],
                     virtual_packages=virtual,
                     channel_relations="disabled",
                 )

@@ -1,4 +1,4 @@
-"""envs/records.yaml: the real package records of the public channels, as data.
+"""data/records.yaml (package data): the real package records of the public channels, as data.
 
 Each record is one published build (name, version, build, subdir, channel, the depends
 and constrains the evidence shows) with the evidence it comes from. ``gpuforge envs
@@ -19,7 +19,6 @@ from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError
 from gpuforge.errors import GpuforgeError
 from gpuforge.yamlio import item_line, key_line, load_yaml
 
-RECORDS_FILE = "records.yaml"
 RECORD_KEYS = {"name", "version", "build", "subdir", "channel", "depends", "constrains", "evidence"}
 REQUIRED_KEYS = ("name", "version", "build", "subdir", "channel", "evidence")
 # conda's `defaults` channel: pkgs/main and pkgs/r, plus pkgs/msys2 on Windows
@@ -116,7 +115,7 @@ def _strings(value: object, what: str, path: Path, line: int | None) -> tuple[st
 
 
 def load_records(path: Path) -> Records:
-    """Read envs/records.yaml; a malformed record is one error naming its line."""
+    """Read the records (data/records.yaml); a malformed record is one error naming its line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

@@ -2,7 +2,7 @@
 
 A local file:// channel is written for the env's platform (and noarch):
 
-- every record of envs/records.yaml that the env's channels reach (``defaults`` is
+- every record of data/records.yaml that the env's channels reach (``defaults`` is
   pkgs/main, pkgs/r and, on Windows, pkgs/msys2), with the depends and constrains
   the evidence shows (cudatoolkit's hotfixed ``__cuda >=X`` constraint among them);
 - a stand-in record only for a package the table lacks (a dependency nobody
@@ -157,7 +157,7 @@ def solve_offline(env: EnvFile, records: Records, cuda: str | None = None) -> li
                 [rattler.Channel(channel.as_uri())],
                 solve_specs(env),
                 gateway=rattler.Gateway(cache_dir=Path(tmp) / "cache"),
-                platforms=[env.platform, "noarch"],
+                platforms=[rattler.Platform(env.platform), rattler.Platform("noarch")],
                 virtual_packages=virtual_packages(env, wants_cuda),
                 channel_relations="disabled",
             )

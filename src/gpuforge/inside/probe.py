@@ -28,6 +28,12 @@ import tempfile
 import time
 import traceback
 
+if __package__:  # imported by gpuforge on the host
+    from gpuforge.inside import theanorc_lines
+else:  # run as a script by the interpreter being diagnosed: its sibling, whatever sys.path holds
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import theanorc_lines
+
 PROBE_MARK = "GPUFORGE_PROBE "
 MODULES = ("numpy", "scipy", "pygpu", "torch", "mxnet", "theano")
 SHADOWABLE = ("torch", "theano", "numpy", "scipy", "pygpu", "mxnet")
@@ -159,35 +165,22 @@ def parse_flags(text):
 
 
 def parse_rc(path):
-    """An INI file as ConfigParser reads it, with line numbers: (settings, error)."""
+    """A config file as Theano's ConfigParser reads it, with line numbers: (settings, error)."""
     with open(path, "rb") as fh:
         return parse_rc_lines(fh.read().decode("utf-8", "replace").splitlines(), path)
 
 
-def parse_rc_lines(lines, path):
-    settings, section, last = {}, None, None
-    for number, line in enumerate(lines, 1):
-        stripped = line.strip()
-        if not stripped or stripped[0] in "#;":
-            continue
-        if line[0] in " \t" and last is not None:  # continuation line
-            settings[last]["value"] += "\n" + stripped
-            continue
-        m = re.match(r"\[([^\]]+)\]\s*$", stripped)
-        if m:
-            section = m.group(1).strip()
-            continue
-        m = re.match(r"([^=:]+?)\s*[=:]\s*(.*)$", stripped)
-        if not m:
-            return settings, {"line": number, "message": "not a `key = value` line: %r" % stripped[:80]}
-        if section is None:
-            return settings, {"line": number, "message": "a key before any [section] header"}
-        option = m.group(1).strip().lower()
-        key = option if section == "global" else section + "." + option
-        settings[key] = {"value": m.group(2).strip(), "source": "%s:%d" % (path, number),
-                         "file": path, "line": number, "section": section, "option": option}
-        last = key
-    return settings, None
+def parse_rc_lines(lines, path, version=None):
+    """(settings, error) of a config file's lines, by the rules of this interpreter's
+    configparser (theanorc_lines): {key: {value, source, file, line, section, option}}, and
+    None or the line configparser refuses."""
+    reading = theanorc_lines.read_lines(lines, version or sys.version_info[:2])
+    settings = {}
+    for line in reading.options():
+        key = line.option if line.section == "global" else line.section + "." + line.option
+        settings[key] = {"value": line.value, "source": "%s:%d" % (path, line.number), "file": path,
+                         "line": line.number, "section": line.section, "option": line.option}
+    return settings, reading.error
 
 
 def rc_files():

@@ -15,14 +15,17 @@ from __future__ import print_function
 import ast
 import json
 import os
-import re
 import shlex
 import sys
 import traceback
 
+if __package__:  # imported by gpuforge on the host
+    from gpuforge.inside import theanorc_lines
+else:  # run as a script by the interpreter being examined: its sibling, whatever sys.path holds
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import theanorc_lines
+
 RESULT_MARK = "GPUFORGE_RESULT "
-SECTION_RE = re.compile(r"\[(?P<name>[^\]]+)\]")
-OPTION_RE = re.compile(r"(?P<key>[^=:]+?)\s*[=:]\s*(?P<value>.*)$")
 
 
 def error_data(exc):
@@ -97,32 +100,16 @@ def theano_config_files():
 
 
 def scan(path):
-    """A config file's entries the way ConfigParser reads them (option names lower-cased)."""
+    """A config file's entries the way Theano's ConfigParser reads them (theanorc_lines: option
+    names lower-cased, continuation lines joined), or None when it cannot be read."""
     try:
-        with open(path) as fh:
-            lines = fh.read().splitlines()
+        with open(path, "rb") as fh:
+            lines = fh.read().decode("utf-8", "replace").splitlines()
     except (IOError, OSError):
         return None
-    entries, section, last = [], None, None
-    for number, line in enumerate(lines, 1):
-        stripped = line.strip()
-        if not stripped or stripped[0] in "#;":
-            continue
-        if line[0] in " \t" and last is not None:
-            last["value"] += "\n" + stripped
-            continue
-        last = None
-        header = SECTION_RE.match(line)
-        if header:
-            section = header.group("name")
-            continue
-        option = OPTION_RE.match(stripped)
-        if option and section is not None:
-            key = option.group("key").strip()
-            last = {"section": section, "option": key.lower(), "key": key,
-                    "value": option.group("value").strip(), "line": number}
-            entries.append(last)
-    return entries
+    reading = theanorc_lines.read_lines(lines, sys.version_info[:2])
+    return [{"section": line.section, "option": line.option, "key": line.key, "value": line.value,
+             "line": line.number} for line in reading.options()]
 
 
 def options():

@@ -36,9 +36,11 @@ from gpuforge import processes
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import write_atomic
 from gpuforge.recipes.render import Rendered, find_recipes, render_variants
-from gpuforge.recipes.sources import Source, apply_patches, fetch, unpack
+from gpuforge.downloads import Source, fetch, unpack
+from gpuforge.recipes.patches import apply_patches
 from gpuforge.recipes.variants import load_config
-from gpuforge.smoke.targets import Interpreter, remove_tree
+from gpuforge.interpreters import Interpreter
+from gpuforge.fileio import remove_tree
 
 PLATFORM = "linux-64"
 # conda names that are the same project on PyPI.
@@ -87,8 +89,8 @@ def pip_requirement(spec: str) -> str:
 def tool_version(program: str) -> str | None:
     """The version ``program --version`` reports (``cmake version 3.25.1`` -> ``3.25.1``)."""
     try:
-        proc = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=60)
-    except OSError:
+        proc = processes.run([program, "--version"], capture_output=True, text=True, errors="replace", timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
         return None
     found = TOOL_VERSION_RE.search(proc.stdout)
     return found.group(1) if proc.returncode == 0 and found else None
@@ -245,8 +247,9 @@ class BuildLocal:
             return
         if marker is None:
             code = f"import {name}"
-            proc = subprocess.run([str(self.prefix / "bin" / "python"), "-c", code],
-                                  capture_output=True, env=self.env())
+            proc = processes.run(
+                [str(self.prefix / "bin" / "python"), "-c", code], capture_output=True, env=self.env(), timeout=300
+            )
             if proc.returncode == 0:
                 return
             self.say(f"    not installed: {name} (not on PyPI; to test with it, build it first: "
@@ -315,8 +318,10 @@ class BuildLocal:
         if not wrapper.exists():
             write_atomic(wrapper, f'#!/bin/sh\nexec "{tool}" "$@"\n', backup=False)
             wrapper.chmod(0o755)
-        version = subprocess.run([str(tool), "-dumpversion"], capture_output=True, text=True,
-                                 check=False).stdout.strip() or "0"
+        version = (
+            processes.run([str(tool), "-dumpversion"], capture_output=True, text=True, timeout=60).stdout.strip()
+            or "0"
+        )
         meta = self.prefix / "conda-meta"
         meta.mkdir(exist_ok=True)
         for old in meta.glob(f"{package}-*.json"):

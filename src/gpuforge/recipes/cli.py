@@ -7,12 +7,20 @@ import json
 import sys
 from pathlib import Path
 
+from gpuforge import locations
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.selectors import PLATFORMS
 
 # The vc14-era packages these recipes build against are on the defaults channels (FACTS.md:
 # vs2015_win-64, gcc_linux-64 7.3.0, vc 14 on pkgs/main; m2w64-toolchain on pkgs/msys2 only).
 DEFAULT_CHANNELS = ("https://repo.anaconda.com/pkgs/main", "https://repo.anaconda.com/pkgs/msys2")
+
+
+def _recipes_dir(args: argparse.Namespace) -> Path:
+    """--recipes-dir, else ./recipes (a one-line error naming the flag without either)."""
+    found = locations.repository_dir(args.recipes_dir, locations.RECIPES_DIR)
+    assert found is not None
+    return found
 
 
 def _platforms(value: str) -> list[str]:
@@ -22,7 +30,7 @@ def _platforms(value: str) -> list[str]:
 def cmd_recipes_render(args: argparse.Namespace) -> int:
     from gpuforge.recipes.render import render_all
 
-    rendered = render_all(args.recipes_dir, _platforms(args.platform), args.recipe or None)
+    rendered = render_all(_recipes_dir(args), _platforms(args.platform), args.recipe or None)
     if args.json:
         print(json.dumps([r.as_json() for r in rendered], indent=2))
         return 0
@@ -45,6 +53,7 @@ def cmd_recipes_lint(args: argparse.Namespace) -> int:
     from gpuforge.recipes.conda_tools import conda_tools
     from gpuforge.recipes.lint import conda_smithy_lint, lint, summarize
 
+    recipes_dir = _recipes_dir(args)
     tools = None
     if args.conda_smithy != "skip":
         try:
@@ -54,9 +63,9 @@ def cmd_recipes_lint(args: argparse.Namespace) -> int:
                 raise
             print(f"conda-smithy recipe-lint not run ({exc}): gpuforge checked its main rules",
                   file=sys.stderr)
-    problems = lint(args.recipes_dir, args.recipe or None, smithy_subset=tools is None)
+    problems = lint(recipes_dir, args.recipe or None, smithy_subset=tools is None)
     if tools is not None:
-        problems += conda_smithy_lint(args.recipes_dir, tools, args.recipe or None)
+        problems += conda_smithy_lint(recipes_dir, tools, args.recipe or None)
     if args.json:
         print(json.dumps(summarize(problems), indent=2))
     else:
@@ -71,9 +80,10 @@ def cmd_recipes_build(args: argparse.Namespace) -> int:
     from gpuforge.recipes.conda_build import build
     from gpuforge.recipes.conda_tools import conda_tools
 
+    recipes_dir = _recipes_dir(args)
     tools = conda_tools()
     prefixes = None if args.no_install_test else args.output_folder / "test-prefixes"
-    outcomes = build(args.recipes_dir, args.recipe or None, args.output_folder, tools,
+    outcomes = build(recipes_dir, args.recipe or None, args.output_folder, tools,
                      args.channel or list(DEFAULT_CHANNELS), test_prefixes=prefixes)
     for outcome in outcomes:
         for note in outcome.notes:
@@ -91,10 +101,9 @@ def cmd_recipes_build_local(args: argparse.Namespace) -> int:
         raise GpuforgeError("build-local runs a recipe's build.sh on a Linux host only; on Windows "
                             "`gpuforge recipes build` runs the real conda-build (bld.bat)")
     from gpuforge.recipes.build_local import BuildLocal
-    from gpuforge.recipes.sources import default_cache_dir
 
-    job = BuildLocal(args.recipe, args.python, recipes_dir=args.recipes_dir,
-                     work_dir=args.work_dir, cache_dir=args.cache_dir or default_cache_dir(),
+    job = BuildLocal(args.recipe, args.python, recipes_dir=_recipes_dir(args),
+                     work_dir=args.work_dir, cache_dir=args.cache_dir or locations.cache_dir(),
                      source=args.source, prefix=args.prefix)
     job.build()
     if not args.no_test:
@@ -108,8 +117,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "recipes", help="render, lint and build the conda recipes"
     ).add_subparsers(dest="recipes_command", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--recipes-dir", type=Path, default=Path("recipes"),
-                        help="folder with the recipes and conda_build_config.yaml (default: recipes)")
+    common.add_argument("--recipes-dir", type=Path,
+                        help="the checkout's recipes and conda_build_config.yaml (default: ./recipes)")
 
     render = recipes_cmds.add_parser("render", parents=[common],
                                      help="render every variant's requirements")

@@ -26,11 +26,14 @@ import rattler
 from rattler.exceptions import SolverError
 from rattler.package_streaming import extract
 
+from gpuforge import processes
 from gpuforge.channels import INFRA_STATUSES, ChannelFailure
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.conda_tools import CondaTools
 from gpuforge.recipes.render import find_recipes, render_variants
 from gpuforge.recipes.variants import load_config
+
+BUILD_TIMEOUT_S = 3 * 3600  # one `conda build` of one recipe (libgpuarray: minutes)
 
 HOST_SUBDIR = "win-64" if sys.platform == "win32" else "linux-64"
 PROBE_TIMEOUT_S = 10
@@ -88,7 +91,7 @@ def install_and_test(package: Path, output: Path, prefix: Path, say: Callable[[s
     index = json.loads(_package_info(package, "index.json"))
     spec = f"{index['name']} =={index['version']} {index['build']}"
     sources = [rattler.Channel(output.resolve().as_uri()), *(rattler.Channel(c) for c in channels or [])]
-    records = asyncio.run(rattler.solve(sources, [spec], platforms=[HOST_SUBDIR, "noarch"],
+    records = asyncio.run(rattler.solve(sources, [spec], platforms=[rattler.Platform(HOST_SUBDIR), rattler.Platform("noarch")],
                                         virtual_packages=rattler.VirtualPackage.detect()))
     asyncio.run(rattler.install(records, prefix, show_progress=False))
     say(f"  installed {', '.join(str(r.file_name) for r in records)} into {prefix} (py-rattler)")
@@ -101,8 +104,9 @@ def install_and_test(package: Path, output: Path, prefix: Path, say: Callable[[s
             return
         env = {**os.environ, "PREFIX": str(prefix), "CONDA_PREFIX": str(prefix),
                "PATH": os.pathsep.join([str(prefix / "bin"), os.environ.get("PATH", "")])}
-        proc = subprocess.run(["bash", "-e", str(script)], cwd=test_dir, env=env,
-                              capture_output=True, text=True, timeout=600)
+        proc = processes.run(
+            ["bash", "-e", str(script)], cwd=test_dir, env=env, capture_output=True, text=True, timeout=600
+        )
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
         raise GpuforgeError(f"{package.name}: its test failed in {prefix}: {tail[0]}")
@@ -152,7 +156,9 @@ def build(recipes_dir: Path, names: list[str] | None, output: Path, tools: Conda
         say(f"==> conda build {recipe.name}")
         before = _built_packages(output)
         with tempfile.TemporaryDirectory(prefix="gpuforge-conda-build-") as work:
-            proc = subprocess.run(args, env=tools.env(Path(work)), capture_output=True, text=True)
+            proc = processes.run(
+                args, env=tools.env(Path(work)), capture_output=True, text=True, timeout=BUILD_TIMEOUT_S
+            )
         log = output / f"{recipe.name}.build.log"
         log.write_text(proc.stdout + proc.stderr, encoding="utf-8")
         if proc.returncode != 0:

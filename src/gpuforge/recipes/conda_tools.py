@@ -1,7 +1,8 @@
 """The real conda-build, conda-render and conda-smithy, where conda is absent.
 
-conda, conda-build and conda-smithy are not on PyPI. ``shared/vendor/conda-tools`` (next to the
-repository, or ``$GPUFORGE_CONDA_TOOLS``) holds wheels built unmodified from their release tags
+conda, conda-build and conda-smithy are not on PyPI. ``$GPUFORGE_CONDA_TOOLS`` names a folder of
+wheels (the noxfile sets it to ``shared/vendor/conda-tools`` beside the checkout, where that is) that
+holds wheels built unmodified from their release tags
 and an install.sh that adds the rest from PyPI; its README gives the tags and commits. The venv is
 made once, under the gpuforge cache, keyed by the hashes of those wheels and install.sh. Where
 they are absent, the tools on PATH (a conda installation with conda-build and conda-smithy) serve.
@@ -17,11 +18,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuforge import locations, processes
 from gpuforge.errors import GpuforgeError
-from gpuforge.recipes.sources import default_cache_dir, sha256_of
+from gpuforge.locks import FileLock
+from gpuforge.downloads import sha256_of
 
-VENDOR_ENV = "GPUFORGE_CONDA_TOOLS"
-DEFAULT_VENDOR = Path(__file__).resolve().parents[3].parent / "shared" / "vendor" / "conda-tools"
+VENDOR_ENV = locations.CONDA_TOOLS_ENV
 # The releases vendored there (shared/vendor/conda-tools/README.md: tags 26.7.1 of conda/conda-build
 # and v3.60.0 of conda-forge/conda-smithy); the same ones a user with internet installs.
 CONDA_BUILD_VERSION = "26.7.1"
@@ -35,6 +37,7 @@ HOW_TO_GET = (
 # the one on PyPI that solves conda-build's environments; no channel unless a caller adds one.
 CONDARC = "solver: rattler\nchannels: []\nauto_update_conda: false\nnotify_outdated_conda: false\n"
 COMPLETE = ".gpuforge-complete"
+INSTALL_TIMEOUT_S = 900
 
 
 @dataclass(frozen=True)
@@ -57,8 +60,8 @@ class CondaTools:
         return env
 
 
-def vendor_dir() -> Path:
-    return Path(os.environ.get(VENDOR_ENV) or DEFAULT_VENDOR)
+def vendor_dir() -> Path | None:
+    return locations.conda_tools_dir()
 
 
 def _venv_key(vendor: Path) -> str:
@@ -69,19 +72,27 @@ def _venv_key(vendor: Path) -> str:
 
 
 def _from_vendor(vendor: Path, cache: Path) -> CondaTools:
-    import fcntl  # the vendored install.sh is bash: POSIX only
-
     venv = cache / "conda-tools" / _venv_key(vendor)
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    with open(venv.parent / f"{venv.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one maker; others wait, then reuse
+    with FileLock(venv.parent / f"{venv.name}.lock", f"the conda tools' venv {venv}"):  # one maker
         tools = [venv / "bin" / name for name in ("python", "conda-render", "conda-build", "conda-smithy")]
         if not ((venv / COMPLETE).exists() and all(t.exists() for t in tools)):
             shutil.rmtree(venv, ignore_errors=True)  # half-made (an interrupted run) or damaged
             print(f"conda tools: making {venv} from {vendor} and PyPI (once, about a minute)",
                   file=sys.stderr)
-            proc = subprocess.run(["bash", str(vendor / "install.sh"), str(venv)],
-                                  capture_output=True, text=True, timeout=900)
+            try:
+                proc = processes.run(
+                    ["bash", str(vendor / "install.sh"), str(venv)],
+                    capture_output=True,
+                    text=True,
+                    errors="replace",
+                    timeout=INSTALL_TIMEOUT_S,
+                )
+            except subprocess.TimeoutExpired:
+                shutil.rmtree(venv, ignore_errors=True)
+                raise GpuforgeError(
+                    f"{vendor / 'install.sh'} did not finish in {INSTALL_TIMEOUT_S} s and was stopped "
+                    "(a hung pip or a slow index): run it again"
+                ) from None
             if proc.returncode != 0:
                 last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
                 shutil.rmtree(venv, ignore_errors=True)
@@ -98,13 +109,16 @@ def _from_vendor(vendor: Path, cache: Path) -> CondaTools:
 def conda_tools(cache: Path | None = None) -> CondaTools:
     """The real tools: the vendored releases' venv (made on first use), else those on PATH."""
     vendor = vendor_dir()
-    if (vendor / "install.sh").is_file() and sys.platform != "win32":  # install.sh is bash
-        return _from_vendor(vendor, cache or default_cache_dir())
+    if vendor is not None and (vendor / "install.sh").is_file() and sys.platform != "win32":  # bash
+        return _from_vendor(vendor, cache or locations.cache_dir())
     found = {name: shutil.which(name) for name in ("conda-render", "conda-build", "conda-smithy")}
-    if all(found.values()):
-        build = Path(found["conda-build"])
-        return CondaTools(render=Path(found["conda-render"]), build=build,
-                          smithy=Path(found["conda-smithy"]), python=build.parent / "python", condarc=None)
-    missing = ", ".join(name for name, path in found.items() if path is None)
-    raise GpuforgeError(f"the real conda tools are missing: no {vendor} (${VENDOR_ENV}) and no "
-                        f"{missing} on PATH; {HOW_TO_GET}")
+    paths = {name: Path(path) for name, path in found.items() if path}
+    if len(paths) == len(found):
+        build = paths["conda-build"]
+        return CondaTools(render=paths["conda-render"], build=build, smithy=paths["conda-smithy"],
+                          python=build.parent / "python", condarc=None)
+    missing = ", ".join(name for name in found if name not in paths)
+    where = f"no {vendor}" if vendor is not None else "no folder"
+    raise GpuforgeError(
+        f"the real conda tools are missing: {where} (${VENDOR_ENV}) and no {missing} on PATH; {HOW_TO_GET}"
+    )

@@ -24,6 +24,7 @@ from typing import Any
 from rattler import MatchSpec, Version, VersionSpec
 from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError
 
+from gpuforge import processes
 from gpuforge.errors import GpuforgeError, InputError
 from gpuforge.fileio import read_text
 from gpuforge.recipes.conda_tools import CondaTools
@@ -90,8 +91,8 @@ def _requirement(r: Rendered, section: str, name: str) -> tuple[str, int | None]
 def lint_text(recipe: Recipe, out: _Collector, smithy_subset: bool = True) -> None:
     """Rules on the recipe's own text (before rendering)."""
     if smithy_subset:
-        for line, message in selector_format_problems(recipe.text):
-            out.add(recipe.meta_path, line, message)
+        for number, message in selector_format_problems(recipe.text):
+            out.add(recipe.meta_path, number, message)
         if re.search(r"^\s*noarch:", recipe.text, re.M):
             for lineno, line in enumerate(recipe.text.splitlines(), 1):
                 if selector_of(line):
@@ -249,7 +250,7 @@ def _lint_theano(r: Rendered, versions: dict[str, str], config: VariantConfig, o
             if v.get("python") == r.variant.get("python") and "numpy" in v and not VersionSpec(
                     str(spec.version)).matches(Version(v["numpy"])):
                 out.add(config.path, config.lines.get("numpy"),
-                        f"numpy {v['numpy']} (python {v['python']}) is outside theano's `{numpy[0]}`")
+                        f"numpy {v['numpy']} (python {v['python']}) is outside theano's `{numpy[0] if numpy else spec}`")
     python = r.variant.get("python")
     if python and Version(python) > Version(LAST_PYTHON_WITH_DISTUTILS):
         out.add(config.path, config.lines.get("python"),
@@ -340,8 +341,14 @@ SMITHY_HEADER_RE = re.compile(r"^(?P<path>\S.*) (?:has some (?P<kind>lint|sugges
 def _smithy_run(tools: CondaTools, recipe_files: list[Path], work: Path) -> tuple[list[Problem], set[str]]:
     """One `conda-smithy recipe-lint` of these recipes: the problems, and the folders it reported."""
     folders = {str(f.parent): f for f in recipe_files}
-    proc = subprocess.run([str(tools.smithy), "recipe-lint", *folders], capture_output=True,
-                          text=True, timeout=600, env=tools.env(work))
+    proc = processes.run(
+        [str(tools.smithy), "recipe-lint", *folders],
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=600,
+        env=tools.env(work),
+    )
     problems, reported, current, kind = [], set(), None, None
     for line in proc.stdout.splitlines():
         if m := SMITHY_HEADER_RE.match(line):

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from gpuforge import locations
 from gpuforge.errors import GpuforgeError
+
+NO_ENVS_DIR = (
+    "the conda targets, one per env file: no envs/ folder here (run from a gpuforge checkout or pass "
+    "--envs-dir)"
+)
 
 
 def cmd_smoke(args: argparse.Namespace) -> int:
@@ -14,21 +20,19 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.markup import escape
 
-    from gpuforge.smoke.report import build_report, print_table, write_reports
+    from gpuforge.interpreters import host_platform
+    from gpuforge.smoke.report import build_report, print_table, summary_line, write_reports
     from gpuforge.smoke.run import Settings, run_all
-    from gpuforge.smoke.targets import (
-        LINUX_HOST_NEEDS,
-        LINUX_HOST_ONLY,
-        LOCAL_TARGETS,
-        all_targets,
-        host_platform,
-    )
+    from gpuforge.smoke.targets import LINUX_HOST_NEEDS, LINUX_HOST_ONLY, LOCAL_TARGETS, all_targets
 
     console = Console(stderr=True, soft_wrap=True)  # progress lines stay whole lines in logs
-    targets = all_targets(args.envs_dir)
+    envs_dir = locations.repository_dir(args.envs_dir, locations.ENVS_DIR, needed=False)
+    targets = all_targets(envs_dir)
     if args.list:
         for t in targets:
             print(f"{t.name:24} {t.description}")
+        if envs_dir is None:
+            print(f"{'env:*':24} {NO_ENVS_DIR}")
         return 0
     known = {t.name: t for t in targets}
     unknown = [n for n in args.target if n not in known]
@@ -36,7 +40,8 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     if linux_only:
         raise GpuforgeError(f"target {', '.join(linux_only)} {LINUX_HOST_ONLY}")
     if unknown:
-        raise GpuforgeError(f"unknown target {', '.join(unknown)}: known are {', '.join(known)}")
+        more = f" ({NO_ENVS_DIR})" if envs_dir is None and any(n.startswith("env:") for n in unknown) else ""
+        raise GpuforgeError(f"unknown target {', '.join(unknown)}: known are {', '.join(known)}{more}")
     chosen = [known[n] for n in args.target] if args.target else ([] if args.python else targets)
     settings = Settings(
         cache_dir=args.cache_dir, channel=args.channel, fresh=args.fresh, iters=args.iters, steps=args.steps
@@ -58,6 +63,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     print_table(results, out if out.is_terminal else Console(width=140))
     json_path, xml_path = write_reports(report, args.report_dir)
     print(f"reports: {json_path} {xml_path}")
+    print(summary_line(results))
     return 1 if report["status"] == "fail" else 0
 
 
@@ -91,8 +97,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     smoke.add_argument(
         "--envs-dir",
         type=Path,
-        default=Path("envs"),
-        help="environment files for the conda targets (default: envs)",
+        help="the checkout's env files, one conda target each (default: ./envs)",
     )
     smoke.add_argument(
         "--cache-dir",

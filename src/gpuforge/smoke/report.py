@@ -91,6 +91,8 @@ def print_table(results: list[TargetResult], console: Console) -> None:
         ]
         if not rows:
             rows = [("", "", r.reason)]
+        elif r.note:  # what holds for every check, once
+            rows.insert(0, ("note", "", r.note))
         rows += [(f"[bold]{f['id']}[/]", "", f"{f['title']}\nfix: {f['fix']}") for f in r.findings]
         rows += [("hint", "", r.hint)] if r.hint else []
         for i, (check, status, summary) in enumerate(rows):
@@ -102,6 +104,17 @@ def print_table(results: list[TargetResult], console: Console) -> None:
                 end_section=i == len(rows) - 1,
             )
     console.print(table)
+
+
+def summary_line(results: list[TargetResult]) -> str:
+    """One line at the end: the verdict, and which targets passed, failed and were skipped."""
+    parts = []
+    for status, label in (("pass", "passed"), ("fail", "failed"), ("skip", "skipped")):
+        names = [r.name for r in results if r.status == status]
+        if names:
+            parts.append(f"{len(names)} {label} ({', '.join(names)})")
+    verdict = "fail" if any(r.status == "fail" for r in results) else "pass"
+    return f"gpu_smoke: {verdict}: " + ("; ".join(parts) if parts else "no target run")
 
 
 def junit_xml(report: dict[str, Any]) -> str:

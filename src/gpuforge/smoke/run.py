@@ -18,22 +18,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from gpuforge import processes
+from gpuforge import locations, processes
 from gpuforge.doctor import catalog
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import process_alive, write_atomic
-from gpuforge.recipes.sources import default_cache_dir
-from gpuforge.smoke.targets import (
-    NEEDS,
-    Interpreter,
-    Target,
-    TargetEnv,
-    ensure_env,
-    missing_needs,
-    python_command,
-    script_path,
-    wine_env,
-)
+from gpuforge.interpreters import Interpreter, python_command, script_path, wine_env
+from gpuforge.smoke.targets import NEEDS, Target, TargetEnv, ensure_env, missing_needs
 
 CHECKS_SCRIPT = Path(__file__).parent.parent / "inside" / "gpu_checks.py"
 RESULT_MARK = "GPUFORGE_RESULT "
@@ -57,6 +47,7 @@ class TargetResult:
     import_tests: list[dict[str, Any]] = field(default_factory=list)
     findings: list[dict[str, str]] = field(default_factory=list)
     hint: str = ""  # what to try when a reused environment fails (it may be damaged)
+    note: str = ""  # what holds for every check of the target (said once)
 
     def as_json(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -69,7 +60,7 @@ def name_failure(text: str) -> list[dict[str, str]]:
 
 def run_checks(
     python: str,
-    env: dict[str, str],
+    env: dict[str, str] | None,
     checks: tuple[str, ...],
     args: list[str],
     cwd: Path,
@@ -332,7 +323,7 @@ def run_mockgpu(
     """The mock GPU tier's cases as checks (smoke/mockgpu): no GPU runs, and the report says so."""
     from gpuforge.smoke.mockgpu.cases import NOT_A_GPU, run_tier
 
-    work = Path(settings.cache_dir or default_cache_dir()) / "targets" / "mockgpu-work"
+    work = Path(settings.cache_dir or locations.cache_dir()) / "targets" / "mockgpu-work"
     say(f"[{target.name}] cases against the mock driver ({NOT_A_GPU})")
     result.checks = run_tier(work, settings.cache_dir, say=lambda m: say(f"[{target.name}]   {m}"))
     return conclude(result, start, NOT_A_GPU)
@@ -346,6 +337,7 @@ def conclude(result: TargetResult, start: float, note: str = "") -> TargetResult
             c["findings"] = name_failure(failure_text(c))
             result.findings += [f for f in c["findings"] if f not in result.findings]
     result.status = "fail" if failed else "pass"
+    result.note = note
     result.reason = "; ".join(
         [note] * bool(note) + [f"{c.get('check') or c.get('name')}: {c.get('reason', '')}" for c in failed]
     )
@@ -377,7 +369,7 @@ DURATIONS = "durations.json"  # under the cache's targets/: each target's last c
 
 
 def _last_durations(settings: Settings) -> tuple[Path, dict[str, float]]:
-    path = Path(settings.cache_dir or default_cache_dir()) / "targets" / DURATIONS
+    path = Path(settings.cache_dir or locations.cache_dir()) / "targets" / DURATIONS
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return path, {str(k): float(v) for k, v in data.items()}

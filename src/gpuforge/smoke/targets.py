@@ -36,22 +36,23 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from gpuforge import processes
+from gpuforge import locations, processes
+from gpuforge.downloads import Source, fetch
 from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import remove_tree
+from gpuforge.interpreters import (
+    WINE,
+    WINE_INSTALL,
+    host_platform,
+    is_windows_python,
+    pyenv_python,
+    python_command,
+    windows_path,
+    wine_env,
+)
 from gpuforge.locks import FileLock
-from gpuforge.recipes.sources import Source, default_cache_dir, fetch
 
 APT = "apt-get install -y $(grep -v '^#' ci/apt-packages.txt)  (as root)"
-# Debian's wine64 (ci/apt-packages.txt) keeps its loader here, off PATH; elsewhere wine64 or wine
-WINE = next(
-    (
-        Path(p)
-        for p in ("/usr/lib/wine/wine64", shutil.which("wine64"), shutil.which("wine"))
-        if p and Path(p).is_file()
-    ),
-    Path("/usr/lib/wine/wine64"),
-)
-WINE_INSTALL = "`apt-get install -y --no-install-recommends wine64` (as root; ci/apt-packages.txt)"
 # conda first: micromamba ignores `nodefaults` in an env file (mamba-org/mamba#3841), which
 # every env file in envs/ ends with, so Miniforge's conda-forge could slip into its solve.
 CONDA_TOOLS = ("conda", "mamba", "micromamba")
@@ -193,149 +194,13 @@ LOCAL_TARGETS = (
 )
 
 
-@dataclass(frozen=True)
-class Interpreter:
-    """An interpreter's ``major.minor`` and pointer size, read by running it."""
-
-    path: str
-    version: str
-    bits: int
-
-    @classmethod
-    def probe(cls, path: str) -> Interpreter:
-        if is_windows_python(path):
-            return cls.read_windows(path)
-        code = "import sys, struct; print('%d.%d' % sys.version_info[:2]); print(struct.calcsize('P') * 8)"
-        try:
-            proc = processes.run(
-                [*python_command(path), "-c", code],
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=60,
-                env=wine_env(path, None),
-            )
-        except OSError as exc:
-            raise GpuforgeError(f"cannot run {path}: {exc.strerror}") from None
-        except subprocess.TimeoutExpired:
-            raise GpuforgeError(f"{path} did not answer in 60 s") from None
-        lines = proc.stdout.split()[-2:]  # a sitecustomize may print before
-        if proc.returncode != 0 or len(lines) != 2 or not lines[1].isdigit():
-            why = (proc.stderr.strip() or proc.stdout.strip() or f"exit {proc.returncode}")[-200:]
-            raise GpuforgeError(f"{path} did not run: {why}")
-        return cls(path, lines[0], int(lines[1]))
-
-    @classmethod
-    def read_windows(cls, path: str) -> Interpreter:
-        """A Windows python.exe, read without starting Wine (a start costs seconds): its PE
-        header's machine type, and the version in the name of its ``python3X.dll``."""
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(4096)
-        except OSError as exc:
-            raise GpuforgeError(f"cannot read {path}: {exc.strerror}") from None
-        pe = int.from_bytes(head[0x3C:0x40], "little") if head[:2] == b"MZ" else -1
-        if not 0 <= pe <= len(head) - 6 or head[pe : pe + 4] != b"PE\0\0":
-            raise GpuforgeError(f"{path} is not a Windows executable (no PE header)")
-        machine = int.from_bytes(head[pe + 4 : pe + 6], "little")
-        bits = {0x8664: 64, 0xAA64: 64, 0x14C: 32}.get(machine)
-        digits = [d.stem[len("python") :] for d in Path(path).parent.glob("python3*.dll")]
-        names = [n for n in digits if n.isdigit() and len(n) >= 2]  # python38.dll, not python3.dll
-        if bits is None or not names:
-            raise GpuforgeError(
-                f"{path}: not a CPython for Windows (machine {machine:#x}, no python3X.dll beside it)"
-            )
-        return cls(path, f"{names[0][0]}.{names[0][1:]}", bits)
-
-
-# --- Windows interpreters under Wine ------------------------------------------------------
-
-
-def is_windows_python(python: str | Path) -> bool:
-    """A Windows ``python.exe`` named on this (Linux) host: it runs under Wine."""
-    return sys.platform != "win32" and str(python).lower().endswith(".exe")
-
-
-def windows_path(path: str | Path) -> str:
-    """How a Windows process under Wine names a Linux path (drive Z: is /)."""
-    return "Z:" + str(Path(path).absolute()).replace("/", "\\")
-
-
-def linux_path(path: str, prefix: Path) -> Path:
-    """The Linux file behind a Windows path of ``prefix`` (its dosdevices name the drives)."""
-    drive, _, rest = path.replace("\\", "/").partition(":")
-    if len(drive) != 1 or not rest.startswith("/"):
-        raise GpuforgeError(f"not an absolute Windows path: {path}")
-    device = (prefix / "dosdevices" / f"{drive.lower()}:").resolve()
-    return device / rest.lstrip("/")
-
-
-def wine_prefix(python: str | Path, env: dict[str, str] | None = None) -> Path:
-    """The Wine prefix a Windows python.exe runs in, never the user's ~/.wine:
-    ``$GPUFORGE_WINEPREFIX``, else the prefix made with its environment (the windows
-    target's ``wineprefix/``, whose ``C:\\users`` is that environment's Windows home),
-    else one under the gpuforge cache."""
-    chosen = (os.environ if env is None else env).get("GPUFORGE_WINEPREFIX")
-    if chosen:
-        return Path(chosen)
-    own = Path(python).parent / "wineprefix"
-    return own if own.is_dir() else default_cache_dir() / "wine" / "prefix"
-
-
-def python_command(python: str | Path) -> list[str]:
-    """How to start ``python``: through Wine for a Windows python.exe."""
-    if not is_windows_python(python):
-        return [str(python)]
-    if not WINE.is_file():
-        raise GpuforgeError(f"{python} is a Windows Python and there is no Wine to run it: {WINE_INSTALL}")
-    return [str(WINE), str(python)]
-
-
-def script_path(python: str | Path, script: Path) -> str:
-    """``script`` as ``python`` names it (a Windows path for a Windows python.exe)."""
-    return windows_path(script) if is_windows_python(python) else str(script)
-
-
-def wine_env(python: str | Path, env: dict[str, str] | None) -> dict[str, str] | None:
-    """``env`` (None: this process's) plus Wine's settings when ``python`` runs under Wine.
-
-    Wine passes the Linux environment into the Windows one, except what Windows itself
-    sets (PATH, USERPROFILE, TEMP, APPDATA, LOCALAPPDATA): those come from the prefix.
-    """
-    if not is_windows_python(python):
-        return env
-    env = dict(os.environ if env is None else env)
-    prefix = wine_prefix(python, env)
-    try:
-        prefix.mkdir(parents=True, exist_ok=True)  # Wine makes a prefix only in a folder that exists
-    except OSError:
-        pass  # Wine then names the folder it cannot use
-    env["WINEPREFIX"] = str(prefix)
-    env["WINEDEBUG"] = "-all"
-    return env
-
-
-def _pyenv_default() -> Path:
-    try:
-        return Path.home() / ".pyenv"
-    except RuntimeError:  # no HOME: no pyenv either
-        return Path("/nonexistent")
-
-
-def pyenv_python(minor: str) -> str | None:
-    """Path of pyenv's newest ``python<minor>`` (e.g. "3.7"), or None."""
-    root = Path(os.environ.get("PYENV_ROOT") or _pyenv_default()) / "versions"
-    found = sorted(
-        root.glob(f"{minor}.*/bin/python{minor}"),
-        key=lambda p: [int(x) for x in p.parts[-3].split(".") if x.isdigit()],
-    )
-    return str(found[-1]) if found else None
-
-
 def _system_pygpu() -> bool:
     if not Path("/usr/bin/python3").exists():
         return False
-    proc = subprocess.run(["/usr/bin/python3", "-c", "import pygpu"], capture_output=True)
+    try:
+        proc = processes.run(["/usr/bin/python3", "-c", "import pygpu"], capture_output=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return False
     return proc.returncode == 0
 
 
@@ -398,10 +263,6 @@ NEEDS: dict[str, tuple[Callable[[], bool], str]] = {
 }
 
 
-def host_platform() -> str:
-    return "win-64" if sys.platform.startswith("win") else "linux-64"
-
-
 def conda_targets(envs_dir: Path) -> list[Target]:
     """One target per env file of the host's platform (``envs/*-linux64[-<variant>].yml``)."""
     from gpuforge.envs.envfile import env_platform
@@ -430,10 +291,11 @@ LINUX_HOST_ONLY = (
 )
 
 
-def all_targets(envs_dir: Path) -> list[Target]:
-    """The targets this host can run: the local ones on Linux, the env files' everywhere."""
+def all_targets(envs_dir: Path | None) -> list[Target]:
+    """The targets this host can run: the local ones on Linux, the env files' (a checkout's
+    envs/) everywhere."""
     local = list(LOCAL_TARGETS) if host_platform() == "linux-64" else []
-    return [*local, *conda_targets(envs_dir)]
+    return [*local, *(conda_targets(envs_dir) if envs_dir is not None else [])]
 
 
 def missing_needs(target: Target) -> list[str]:
@@ -520,7 +382,7 @@ def ensure_env(
     last; an old one is renamed away before it is deleted, so an interrupted delete never
     leaves a ready mark on a half-deleted folder.
     """
-    cache_dir = Path(cache_dir or default_cache_dir())
+    cache_dir = Path(cache_dir or locations.cache_dir())
     safe = target.name.replace(":", "-")
     root = cache_dir / "targets" / f"{safe}-{target.spec_hash()}"
     windows = target.python == "windows" or host_platform() == "win-64"
@@ -587,25 +449,6 @@ def _usable_folder(folder: Path) -> None:
         ) from None
 
 
-def remove_tree(path: Path) -> None:
-    """Delete ``path`` (a folder, or a file in its place); a folder is first renamed away
-    in one step, so what is left of an interrupted delete is never taken for it."""
-    if not (path.exists() or path.is_symlink()):
-        return
-    try:
-        if not path.is_dir() or path.is_symlink():
-            path.unlink()
-            return
-        victim = path if ".trash-" in path.name else path.with_name(f"{path.name}.trash-{os.getpid()}")
-        if victim != path:
-            os.replace(path, victim)
-    except OSError as exc:
-        raise GpuforgeError(f"cannot remove it ({exc.strerror}): delete it", path) from None
-    shutil.rmtree(victim, ignore_errors=True)
-    if victim.exists():
-        raise GpuforgeError("cannot delete this leftover (read-only? in use?): delete it", victim)
-
-
 def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None:
     base = (
         pyenv_python(target.python.split(":", 1)[1]) if target.python.startswith("pyenv:") else target.python
@@ -641,9 +484,9 @@ def _create_conda(target: Target, root: Path, channel: Path | None, say: Callabl
         raise GpuforgeError(NEEDS["conda"][1])
     env_file = Path(str(target.env_file))
     if channel:
-        from gpuforge.ci.workflow import local_env_file
+        from gpuforge.envs.variant import write_variant
 
-        env_file = local_env_file(env_file, channel, root.with_suffix(".yml"))
+        env_file = write_variant(env_file, channel, root.with_suffix(".yml"))
     say(f"{tool}: creating {root} from {target.env_file}" + (f" + {channel}" if channel else ""))
     name = Path(tool).stem.lower()
     create = [tool, "create", "-y"] if name == "micromamba" else [tool, "env", "create"]

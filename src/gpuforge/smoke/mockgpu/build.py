@@ -14,14 +14,13 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from gpuforge import processes
+from gpuforge import locations, processes
+from gpuforge.downloads import unpack
 from gpuforge.errors import GpuforgeError
-from gpuforge.recipes.sources import default_cache_dir, unpack
 
-HERE = Path(__file__).parent
-ROOT = HERE.parents[3]
-SHIMS = ROOT / "recipes" / "theano-gpu-config" / "shims"
-PATCHES = ROOT / "recipes" / "libgpuarray" / "patches"
+HERE = locations.MOCKGPU
+SHIMS = ("theano-gpu-config", "shims")  # in the checkout's recipes/
+PATCHES = ("libgpuarray", "patches")
 GCC = "gcc"
 MINGW = "x86_64-w64-mingw32-gcc"
 APT = "`apt-get install -y gcc gcc-mingw-w64-x86-64-win32` (ci/apt-packages.txt)"
@@ -32,6 +31,20 @@ NEEDS_SOURCE = (
     "libgpuarray-0.7.6.tar.gz), a `git archive --prefix=libgpuarray-0.7.6/ v0.7.6 | gzip -n` "
     "of the tag, or a source tree"
 )
+
+
+class Unavailable(Exception):
+    """A part of a case this machine lacks (the reason says how to provide it)."""
+
+
+def recipe_folder(parts: tuple[str, str]) -> Path:
+    """A folder of the checkout's recipes/ (repository content, not package data)."""
+    recipes = locations.repository_dir(None, locations.RECIPES_DIR, needed=False)
+    if recipes is None:
+        raise Unavailable(
+            f"the mock tier builds recipes/{'/'.join(parts)} of a gpuforge checkout: run from one"
+        )
+    return recipes.joinpath(*parts)
 
 
 def _digest(*parts: bytes) -> str:
@@ -52,7 +65,7 @@ def _compile(compiler: str, args: list[str], cwd: Path) -> None:
 def _built(name: str, sources: list[Path], make: Callable[[Path], None], cache_dir: Path | None) -> Path:
     """The folder ``make`` filled from ``sources``, reused while they are unchanged."""
     key = _digest(*(p.name.encode() + p.read_bytes() for p in sources))
-    dest = Path(cache_dir or default_cache_dir()) / "mockgpu" / "build" / f"{name}-{key}"
+    dest = Path(cache_dir or locations.cache_dir()) / "mockgpu" / "build" / f"{name}-{key}"
     if (dest / ".built").exists():
         return dest
     tmp = dest.with_name(dest.name + ".tmp")
@@ -112,12 +125,11 @@ def shims(cache_dir: Path | None = None) -> dict[str, Path]:
     """theano-gpu-config's NVRTC shim and cuBLAS forwarder (recipes/theano-gpu-config/shims/),
     built as the environment builds them: {"linux": libnvrtc.so + libcublas.so,
     "windows": nvrtc64_91.dll + cublas64_91.dll}."""
-    from gpuforge.smoke.mockgpu.cases import Unavailable
-
-    nvrtc, cublas = SHIMS / "nvrtc_shim.c", SHIMS / "cublas_forwarder.c"
+    folder = recipe_folder(SHIMS)
+    nvrtc, cublas = folder / "nvrtc_shim.c", folder / "cublas_forwarder.c"
     if not nvrtc.is_file() or not cublas.is_file():
         raise Unavailable(
-            f"no shim sources in {SHIMS} (theano-gpu-config's nvrtc_shim.c and cublas_forwarder.c)"
+            f"no shim sources in {folder} (theano-gpu-config's nvrtc_shim.c and cublas_forwarder.c)"
         )
 
     def make_linux(out: Path) -> None:
@@ -137,14 +149,13 @@ def shims(cache_dir: Path | None = None) -> dict[str, Path]:
 def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None] = print) -> Path:
     """The folder holding libgpuarray.so.3 built from $GPUFORGE_LIBGPUARRAY_SOURCE with the
     recipe's patch series (recipes/libgpuarray/patches/*.patch, in name order) applied."""
-    from gpuforge.smoke.mockgpu.cases import Unavailable
-
     source = os.environ.get(SOURCE_ENV)
     if not source:
         raise Unavailable(NEEDS_SOURCE)
-    patches = sorted(PATCHES.glob("*.patch"))
+    folder = recipe_folder(PATCHES)
+    patches = sorted(folder.glob("*.patch"))
     if not patches:
-        raise Unavailable(f"no patch series in {PATCHES}")
+        raise Unavailable(f"no patch series in {folder}")
     if shutil.which("cmake") is None:
         raise Unavailable("no cmake on PATH: `apt-get install -y cmake make` (ci/apt-packages.txt)")
     src = Path(source)
@@ -177,7 +188,7 @@ def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None
         shutil.rmtree(out / "src")
 
     key_files = [*patches]
-    (Path(cache_dir or default_cache_dir()) / "mockgpu").mkdir(parents=True, exist_ok=True)
-    stamp_file = Path(cache_dir or default_cache_dir()) / "mockgpu" / "libgpuarray-source.stamp"
+    (Path(cache_dir or locations.cache_dir()) / "mockgpu").mkdir(parents=True, exist_ok=True)
+    stamp_file = Path(cache_dir or locations.cache_dir()) / "mockgpu" / "libgpuarray-source.stamp"
     stamp_file.write_bytes(hashlib.sha256(stamp).hexdigest().encode())
     return _built("libgpuarray-patched", [stamp_file, *key_files], make, cache_dir) / "lib"

@@ -23,19 +23,15 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from gpuforge import processes
-from gpuforge.recipes.sources import default_cache_dir
+from gpuforge import locations, processes
 from gpuforge.smoke.mockgpu import build, nvidia
+from gpuforge.smoke.mockgpu.build import Unavailable
 
 INSIDE = Path(__file__).resolve().parents[2] / "inside" / "gpu_compile.py"
 MARK = "GPUFORGE_COMPILE "
 SYSTEM_PYTHON = "/usr/bin/python3"
 NOT_A_GPU = "mock driver: nothing ran on a GPU, results are meaningless"
 PTXAS_MAX_ISA = 88  # ptxas 12.9 reads PTX ISA <= 8.8
-
-
-class Unavailable(Exception):
-    """A part of a case this machine lacks (the reason says how to provide it)."""
 
 
 @dataclass(frozen=True)
@@ -246,7 +242,7 @@ def _wine_prefix(cache_dir: Path, wine: Path) -> Path:
 
 
 def run_windows(config: Config, work: Path, cache_dir: Path, say: Callable[[str], None]) -> Outcome:
-    from gpuforge.smoke.targets import WINE, WINE_INSTALL, windows_path
+    from gpuforge.interpreters import WINE, WINE_INSTALL, windows_path
 
     if not WINE.is_file():
         raise Unavailable(f"no Wine: {WINE_INSTALL}")
@@ -280,7 +276,8 @@ def run_windows(config: Config, work: Path, cache_dir: Path, say: Callable[[str]
     )
     lines = [ln.rstrip("\r") for ln in proc.stdout.splitlines()]
     result = next((ln for ln in reversed(lines) if ln.startswith("RESULT ")), None)
-    arch = next((re.search(r'detect_arch "([^"]+)"', ln)[1] for ln in lines if "detect_arch" in ln), None)
+    found = (re.search(r'detect_arch "([^"]+)"', ln) for ln in lines)
+    arch = next((m[1] for m in found if m), None)
     outcome = Outcome(config, "ok", bin_id=arch, modules=_parse_log(folder / "mock.log"))
     if result is None:
         outcome.status = "fail"
@@ -299,7 +296,7 @@ def run_config(
     config: Config, work: Path, cache_dir: Path | None = None, say: Callable[[str], None] = print
 ) -> Outcome:
     """Run one configuration; a missing part is a skip naming it."""
-    cache_dir = Path(cache_dir or default_cache_dir())
+    cache_dir = Path(cache_dir or locations.cache_dir())
     start = time.monotonic()
     try:
         runner = run_windows if config.system == "windows" else run_linux
@@ -353,8 +350,7 @@ def check_case(
         return CaseResult(
             case,
             "pass",
-            f"{len(first.modules)} module(s) {first.bin_id} -> PTX {targets}, "
-            f"assembled for {arch} ({NOT_A_GPU})",
+            f"{len(first.modules)} module(s) {first.bin_id} -> PTX {targets}, assembled for {arch}",
             outcomes,
         )
     if first.status != "fail" or case.error not in first.error:
@@ -369,9 +365,7 @@ def check_case(
     if problems:
         return CaseResult(case, "fail", "; ".join(problems), outcomes)
     fixed = len(case.fixes) - len(skipped)
-    reason = (
-        f"fails as published ({case.error}); {fixed} fix(es) compile and assemble for {arch} ({NOT_A_GPU})"
-    )
+    reason = f"fails as published ({case.error}); {fixed} fix(es) compile and assemble for {arch}"
     if skipped:
         reason += "; not run: " + "; ".join(skipped)
     return CaseResult(case, "pass" if fixed else "skip", reason, outcomes)

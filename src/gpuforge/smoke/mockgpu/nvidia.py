@@ -14,8 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuforge import locations
+from gpuforge.downloads import Source, fetch
 from gpuforge.errors import GpuforgeError
-from gpuforge.recipes.sources import Source, default_cache_dir, fetch
 
 FILES = "https://files.pythonhosted.org/packages/"
 
@@ -161,15 +162,15 @@ def _folder_of(root: Path, name: str, source: Source) -> Path:
 def linux_nvrtc(version: str, cache_dir: Path | None = None, say: Callable[[str], None] = print) -> Path:
     """The folder holding NVIDIA's ``libnvrtc.so.*`` (and its builtins) of ``version``."""
     n = nvrtc(version)
-    return _folder_of(_unpacked(n.linux, cache_dir or default_cache_dir(), say), n.soname, n.linux)
+    return _folder_of(_unpacked(n.linux, cache_dir or locations.cache_dir(), say), n.soname, n.linux)
 
 
 def windows_nvrtc(version: str, cache_dir: Path | None = None, say: Callable[[str], None] = print) -> Path:
     """The folder holding NVIDIA's ``nvrtc64_*.dll`` (and its builtins DLL) of ``version``."""
     n = nvrtc(version)
-    return _folder_of(_unpacked(n.windows, cache_dir or default_cache_dir(), say), n.dll, n.windows)
+    return _folder_of(_unpacked(n.windows, cache_dir or locations.cache_dir(), say), n.dll, n.windows)
 
 
 def ptxas(cache_dir: Path | None = None, say: Callable[[str], None] = print) -> Path:
     """NVIDIA's ptxas (CUDA 12.9) from the nvidia-cuda-nvcc-cu12 wheel."""
-    return _folder_of(_unpacked(PTXAS, cache_dir or default_cache_dir(), say), "ptxas", PTXAS) / "ptxas"
+    return _folder_of(_unpacked(PTXAS, cache_dir or locations.cache_dir(), say), "ptxas", PTXAS) / "ptxas"

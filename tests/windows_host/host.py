@@ -22,7 +22,6 @@ only, never in gpuforge:
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
@@ -30,22 +29,16 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gpuforge import locations
+from gpuforge.downloads import Source, fetch
 from gpuforge.errors import GpuforgeError
-from gpuforge.recipes.sources import Source, default_cache_dir, fetch
-from gpuforge.smoke.targets import (
-    PYPI_FILES,
-    READY_MARK,
-    WINE,
-    WINE_INSTALL,
-    python_command,
-    unpack_embeddable,
-    windows_path,
-    wine_env,
-)
+from gpuforge.interpreters import WINE, WINE_INSTALL, python_command, windows_path, wine_env
+from gpuforge.locks import FileLock
+from gpuforge.smoke.targets import PYPI_FILES, READY_MARK, unpack_embeddable
 
 # Each with the sha256 PyPI's simple index publishes (https://pypi.org/simple/<project>/, JSON
 # form, checked 2026-11-24); the newest release of each, found by
@@ -189,15 +182,9 @@ def missing() -> list[str]:
     return [message for ok, message in needs if not ok]
 
 
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
+def locked(path: Path) -> FileLock:
     """One process at a time (the cache is shared by every checkout on the machine)."""
-    import fcntl  # the Windows host runs under Wine: a Linux host
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+    return FileLock(path, "the Windows host (another test run is making or using it)")
 
 
 def _check(proc: subprocess.CompletedProcess, what: str) -> None:
@@ -210,7 +197,7 @@ def ensure_host(cache_dir: Path | None = None, say: Callable[[str], None] = prin
     """The Windows host with gpuforge's dependencies (made once: about 40 s; then reused)."""
     if problems := missing():
         raise GpuforgeError(problems[0])
-    base = Path(cache_dir or default_cache_dir())
+    base = Path(cache_dir or locations.cache_dir())
     host = WindowsHost(base / "windows-host" / f"cp312-{host_key()}")
     with locked(host.root.with_suffix(".lock")):
         if (host.root / READY_MARK).exists():

@@ -1,11 +1,15 @@
-"""Recipe sources: downloaded once into a cache, always verified by sha256."""
+"""Downloads: fetched once into the cache, always verified by sha256.
+
+A recipe's source, a Windows CPython, a wheel, NVIDIA's NVRTC: every file gpuforge downloads is a
+``Source`` (a URL and its published sha256) and comes through ``fetch``, which never lets a
+file that fails its hash into the cache.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -19,28 +23,21 @@ from urllib.parse import urlparse
 from gpuforge import processes
 from gpuforge.channels import INFRA_STATUSES, ChannelFailure, InfrastructureError, attempts
 from gpuforge.errors import GpuforgeError
-from gpuforge.fileio import home
+from gpuforge.fileio import process_alive
 
 PYPI_HOSTS = ("pypi.io", "pypi.org", "files.pythonhosted.org")
 CHUNK = 1 << 20
+PIP_TIMEOUT_S = 600  # `pip download` of one sdist
 # Other published hashes of a recipe source's same tree, by the recipe's sha256 (conda-smithy
 # allows no such key in a recipe's `extra`). libgpuarray 0.7.6's release tarball (libgpuarray and
 # pygpu recipes): `git archive --format=tar --prefix=libgpuarray-0.7.6/ v0.7.6 | gzip -n` of tag
 # v0.7.6 (f036aef3a425560161de362f390d238f4e7c1721) reproduces GitHub's archive/v0.7.6.tar.gz byte
 # for byte, whose hash Spack's py-pygpu publishes: a local copy of the tag is verified against it.
 SAME_TREE = {
-    "887b6433a30282cb002117da89b05812c770fd9469f93950ff3866ddd02bfc64":
-        ("ad1c00dd47c3d36ee1708e5167377edbfcdb7226e837ef9c68b841afbb4a4f6a",),
+    "887b6433a30282cb002117da89b05812c770fd9469f93950ff3866ddd02bfc64": (
+        "ad1c00dd47c3d36ee1708e5167377edbfcdb7226e837ef9c68b841afbb4a4f6a",
+    ),
 }
-
-
-def default_cache_dir() -> Path:
-    """``$GPUFORGE_CACHE`` or ``~/.cache/gpuforge``."""
-    env = os.environ.get("GPUFORGE_CACHE")
-    if env:
-        return Path(env)
-    base = Path(os.environ.get("XDG_CACHE_HOME") or home() / ".cache")
-    return base / "gpuforge"
 
 
 def sha256_of(path: Path) -> str:
@@ -117,9 +114,21 @@ def _download_with_retries(url: str, dest: Path, say: Callable[[str], None]) -> 
 
 
 def _pip_download(requirement: str, dest_dir: Path) -> Path:
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-           "--disable-pip-version-check", "-q", "-d", str(dest_dir), requirement]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--no-binary",
+        ":all:",
+        "--disable-pip-version-check",
+        "-q",
+        "-d",
+        str(dest_dir),
+        requirement,
+    ]
+    proc = processes.run(cmd, capture_output=True, text=True, errors="replace", timeout=PIP_TIMEOUT_S)
     files = list(dest_dir.iterdir())
     if proc.returncode != 0 or len(files) != 1:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no file"]
@@ -147,8 +156,9 @@ def fetch(source: Source, cache_dir: Path, say: Callable[[str], None] = print) -
             try:
                 target.unlink()
             except OSError as err:
-                raise GpuforgeError(f"failed its sha256 check and cannot be deleted ({err.strerror}): "
-                                    "delete it", target) from None
+                raise GpuforgeError(
+                    f"failed its sha256 check and cannot be deleted ({err.strerror}): delete it", target
+                ) from None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
@@ -165,7 +175,8 @@ def fetch(source: Source, cache_dir: Path, say: Callable[[str], None] = print) -
             if requirement is None:
                 raise GpuforgeError(
                     f"cannot download {source.url}: {getattr(exc, 'reason', exc)}; "
-                    "download it elsewhere and pass --source PATH") from None
+                    "download it elsewhere and pass --source PATH"
+                ) from None
             say(f"  unreachable ({getattr(exc, 'reason', exc)}); trying pip download {requirement}")
             tmp_file = _pip_download(requirement, Path(tmp) / "pip")
         say("  " + source.check(tmp_file))
@@ -175,8 +186,6 @@ def fetch(source: Source, cache_dir: Path, say: Callable[[str], None] = print) -
 
 def _remove_dead_downloads(folder: Path) -> None:
     """The temporary folders of downloads whose process was killed (its pid in the name)."""
-    from gpuforge.fileio import process_alive
-
     for leftover in folder.glob(".download-*"):
         pid = leftover.name.split("-")[1]
         if not pid.isdigit() or not process_alive(int(pid)):
@@ -205,40 +214,3 @@ def unpack(archive_or_tree: Path, dest: Path) -> Path:
     shutil.move(str(top), dest)
     shutil.rmtree(tmp, ignore_errors=True)
     return dest
-
-
-PATCH_SUMS = "SHA256SUMS"  # beside a recipe's patches: `sha256sum *.patch` of the reviewed files
-
-
-def patch_sums(folder: Path) -> dict[str, str]:
-    """``name -> sha256`` of ``folder``/SHA256SUMS (``sha256sum`` format); a bad line is an error."""
-    path = Path(folder) / PATCH_SUMS
-    sums: dict[str, str] = {}
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        digest, _, name = line.partition("  ")
-        if len(digest) != 64 or not name or any(c not in "0123456789abcdef" for c in digest):
-            raise GpuforgeError("expected `<sha256>  <file name>` (sha256sum's format)", path, i)
-        sums[name.strip()] = digest
-    return sums
-
-
-def apply_patches(tree: Path, recipe_dir: Path, patches: list[str],
-                  say: Callable[[str], None] = print) -> None:
-    """Apply a recipe's ``source.patches`` to ``tree`` in order (``patch -p1``, as conda-build),
-    each first checked against the SHA256SUMS beside it."""
-    for rel in patches:
-        path = (Path(recipe_dir) / rel).resolve()
-        if not path.is_file():
-            raise GpuforgeError(f"source.patches: {rel} does not exist", Path(recipe_dir) / "meta.yaml")
-        sums = patch_sums(path.parent) if (path.parent / PATCH_SUMS).is_file() else {}
-        if sums.get(path.name) != sha256_of(path):
-            raise GpuforgeError(f"sha256 {sha256_of(path)} is not the one {PATCH_SUMS} pins "
-                                f"({sums.get(path.name, 'none')}): review it and update {PATCH_SUMS}",
-                                path)
-        proc = subprocess.run(["patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
-                               "-i", str(path)], cwd=tree, capture_output=True, text=True)
-        if proc.returncode != 0:
-            first = next((ln for ln in (proc.stdout + proc.stderr).splitlines() if "FAILED" in ln
-                          or "malformed" in ln or "can't find" in ln), "patch failed")
-            raise GpuforgeError(f"does not apply to {tree.name}: {first.strip()}", path)
-        say(f"patch: {rel}")

@@ -1,4 +1,4 @@
-"""Score the doctor on real user reports: `nox -s doctor_eval` (python -m gpuforge.doctor.evaluate).
+"""Score the doctor on real user reports: `nox -s doctor_eval` (python tools/doctor_eval.py).
 
 A report (tests/data/reports/*/*.txt) is one user's text exactly as posted, under
 a header written by whoever collected it:
@@ -38,17 +38,18 @@ import json
 import re
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from gpuforge import locations
 from gpuforge.doctor.catalog import Finding, diagnose_text, load_catalog, pattern_set
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import read_text
 
-REPORTS = Path(__file__).resolve().parents[3] / "tests" / "data" / "reports"
+REPORTS = Path(__file__).resolve().parents[1] / "tests" / "data" / "reports"  # this checkout's corpus
 HEADER = re.compile(r"# (url|source|kind|expected|cause|proposed|relabel): ?(.*)$")
 REQUIRED = ("url", "source", "expected", "cause")
 KINDS = ("upstream", "downstream", "qa")
@@ -196,7 +197,7 @@ def origin_group(origin: str) -> str | None:
         if not path.is_file():
             raise GpuforgeError(
                 f"`from:` names a report that is not in the corpus: {origin}",
-                load_catalog.__defaults__[0] if load_catalog.__defaults__ else None,
+                locations.CATALOG,
             )
         return read_report(path).group
     return group_of(origin) if origin.startswith("http") else None
@@ -300,7 +301,7 @@ def _pct(n: int, d: int) -> str:
     return f"{n}/{d} ({100 * n / d:.0f}%)" if d else "-"
 
 
-def _grid(rows: list[tuple[str, ...]]) -> list[str]:
+def _grid(rows: Sequence[tuple[str, ...]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |" for r in rows]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")

@@ -2,7 +2,7 @@
 targets concurrently), each target's time and checks against numpy, the doctor's own time,
 and, with `--baseline REF`, the same runs by an earlier commit's code, as ratios.
 
-    python -m gpuforge.smoke.bench [--out-dir reports/bench] [--target NAME ...] [--baseline REF]
+    python tools/bench.py [--out-dir reports/bench] [--target NAME ...] [--baseline REF]
 
 Cold: a fresh cache folder, so every environment is made and Theano compiles everything.
 Warm: the same command again. The baseline runs the code of REF (`git archive REF src`)
@@ -77,7 +77,7 @@ def baseline_src(ref: str, into: Path) -> Path:
 
 def facts_seconds(out_dir: Path) -> dict[str, float]:
     """`gpuforge doctor --facts FILE`: the time it prints and the wall time of the whole command."""
-    from gpuforge.doctor.examine import run_probe
+    from gpuforge.doctor.probe import run_probe
 
     facts = out_dir / "probe.json"
     facts.write_text(json.dumps(run_probe(sys.executable, timeout=120, cwd=out_dir)), encoding="utf-8")
@@ -109,10 +109,12 @@ def check_ratios(target: dict[str, Any]) -> dict[str, dict[str, float]]:
 
 def doctor_seconds(target: str, cache: Path) -> float:
     """The doctor's own time (probe, Theano's import, matching) in a made target env."""
-    from gpuforge.doctor.examine import time_doctor
+    from gpuforge.doctor.report import doctor_python
 
     tenv = ensure_env(next(t for t in LOCAL_TARGETS if t.name == target), cache, say=lambda _: None)
-    return time_doctor(str(tenv.python), cwd=tenv.root, env=tenv.env())
+    start = time.monotonic()  # a full `gpuforge doctor --python`: probe, imports, matching
+    doctor_python(str(tenv.python), cwd=tenv.root, env=tenv.env())
+    return time.monotonic() - start
 
 
 GOALS = {"warm": 10.0, "warm_with_windows": 15.0, "cold": 90.0}  # seconds (the layout-and-speed issue)
@@ -150,7 +152,7 @@ def chart(result: dict[str, Any], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gpuforge.smoke.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python tools/bench.py", description=__doc__)
     parser.add_argument("--out-dir", type=Path, default=Path("reports/bench"))
     parser.add_argument("--target", action="append", default=[])
     parser.add_argument(
@@ -179,7 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     with tempfile.TemporaryDirectory(prefix="gpuforge-bench-") as tmp:
         old_src = baseline_src(args.baseline, Path(tmp) / "baseline") if args.baseline else None
-        plan = [("this code", label, chosen, None) for label, chosen in sets.items()]
+        plan: list[tuple[str, str, list[str], Path | None]] = [
+            ("this code", label, chosen, None) for label, chosen in sets.items()
+        ]
         if old_src:
             plan.append(("baseline", list(sets)[-1], linux, old_src))
         for who, label, chosen, src in plan:

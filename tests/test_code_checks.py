@@ -1,0 +1,34 @@
+"""`nox -s lint`'s code checks, in `nox -s tests` too (what CI runs): ruff's rules and format,
+mypy, and the import layering (no import runs back up, no circles: pyproject.toml's
+[tool.importlinter]). Each prints what it found when it fails."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+PYTHON = ["src", "tests", "tools", "noxfile.py", "docs"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["ruff", "check", *PYTHON],
+        ["ruff", "format", "--check", *PYTHON],
+        ["mypy"],
+        ["lint-imports"],
+    ],
+    ids=lambda c: " ".join(c[:2]),
+)
+def test_the_code_passes(command):
+    here = Path(sys.executable).parent  # the test environment's own scripts first
+    tool = shutil.which(command[0], path=str(here)) or shutil.which(command[0])
+    if tool is None:
+        pytest.skip(f"{command[0]} is not installed: the [lint] extra (`pip install -e .[lint]`)")
+    proc = subprocess.run([tool, *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
