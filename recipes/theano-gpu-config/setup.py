@@ -11,12 +11,18 @@ the environment has): nvrtc64_91.dll + cublas64_91.dll on Windows, libnvrtc.so /
 libcublas.so on Linux where the CUDA package ships only the SONAME. They are data files
 of the wheel, so `pip uninstall theano-gpu-config` removes them. Without a compiler it
 says so and installs the rest.
+
+Theano from PyPI gets its top-k kernels fixed for GPUs since Volta here too:
+theano_gpu_config_topk.py, imported at every start-up by theano-gpu-config.pth in
+site-packages, rewrites them when Theano loads them (its docstring says why). gpuforge's conda
+build of Theano carries the same change as a patch instead.
 """
 import re
 import sys
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "shims"))
@@ -35,13 +41,23 @@ except (RuntimeError, OSError) as exc:
           "environment's CUDA", file=sys.stderr)
     LIBS = []
 LIB_DIR = "Library/bin" if PLATFORM == "win-64" else "lib"
+PTH = "theano-gpu-config.pth"
+
+
+class BuildWithPth(build_py):
+    """The .pth lands beside the module in site-packages, where Python runs its import line."""
+
+    def run(self):
+        super().run()
+        self.copy_file(str(HERE / PTH), str(Path(self.build_lib) / PTH))
 
 setup(
     name="theano-gpu-config",
     version=VERSION,
     description="Configures Theano 1.0 for the conda environment it is installed in (g++, cuDNN, device)",
     license="BSD-3-Clause",
-    py_modules=[],
+    py_modules=["theano_gpu_config_topk"],
+    cmdclass={"build_py": BuildWithPth},
     data_files=[(f"etc/conda/{change}.d", files) for change, files in SCRIPTS.items()]
     + ([(LIB_DIR, LIBS)] if LIBS else []),
     zip_safe=False,

@@ -41,6 +41,7 @@ REPRODUCED_HERE = {
     "conda_connection_failed",
     "package_not_installed",
     "module_not_found",
+    "theano_compile_unicode",
 }
 
 
@@ -419,3 +420,32 @@ def test_import_after_an_install_that_found_nothing(tmp_path: Path) -> None:
     alone = diagnose_text(imported)
     assert alone[0].id == "module_not_found"
     assert set(alone[0].entry.candidates) == {"env_mismatch", "package_not_installed"}
+
+
+def test_theano_compile_error_report_in_an_ascii_locale(theano_python, tmp_path: Path) -> None:
+    """Theano 1.0.5 reporting a failed compile: Python in an ASCII locale (what a C or missing
+    locale gives Python 3.7), g++ in a UTF-8 one (its quotes become U+2018), so compile_str's
+    temporary file cannot take g++'s message. The H100 run printed the same with cuDNN 9."""
+    gxx = tmp_path / "g++-utf8"
+    gxx.write_text('#!/bin/sh\nLC_ALL=C.UTF-8 exec g++ "$@"\n', encoding="utf-8")
+    gxx.chmod(0o755)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "LC_ALL": "C",
+        "PYTHONCOERCECLOCALE": "0",
+        "PYTHONUTF8": "0",
+        "THEANO_FLAGS": f"base_compiledir={tmp_path / 'compiledir'},cxx={gxx}",
+    }
+    code = (
+        "from theano.gof import cmodule\n"
+        "cmodule.GCC_compiler.compile_str('m', 'int f() { return undeclared_name; }', "
+        f"location={str(tmp_path)!r}, include_dirs=[], lib_dirs=[], libs=[], preargs=[])\n"
+    )
+    proc = subprocess.run(
+        [theano_python, "-c", code], capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path
+    )
+    out = proc.stdout + proc.stderr
+    assert "UnicodeEncodeError: 'ascii' codec can't encode character '\\u2018'" in out, out[-2000:]
+    assert "tf.write(compile_stderr)" in out
+    assert first_id(out) == "theano_compile_unicode"

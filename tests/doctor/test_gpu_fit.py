@@ -94,3 +94,30 @@ def test_nvrtc_arch_tables():
     assert gpu_fit.nvrtc_archs({"version": "10.2"})[-1] == 75
     assert gpu_fit.nvrtc_archs({"version": "11.8", "archs": [90, 35]}) == (35, 90)
     assert [gpu_fit.ptx_isa(v) for v in ("11.8", "12.6", "12.9", "13.0")] == [78, 85, 88, 90]
+
+
+def test_a_driver_older_than_the_envs_floor_is_named_before_anything_runs(tmp_path):
+    """The CUDA 11.8 env (NVRTC 11.8) under a driver that reports CUDA 11.4 (R470): its PTX would
+    be refused at the first kernel; the doctor says so from the probe, and what to do (an
+    Ampere has no env for that driver: the legacy CUDA 10.2 env stops at cc 7.5)."""
+    report = doctor_json("--python", SYSTEM_PYTHON, **mock_env(tmp_path, "8.6", 11040, "11.8"))
+    found = {f["id"]: f for f in report["findings"]}
+    assert "ptx_newer_than_driver" in found, report
+    evidence = found["ptx_newer_than_driver"]["evidence"]
+    assert "NVRTC 11.8 writes PTX ISA 7.8; the driver (CUDA 11.4) loads up to 7.4" in evidence
+    assert "envs/gpu-linux64.yml (cc 8.6) needs CUDA >= 11.8: update the NVIDIA driver" in evidence
+
+
+def test_a_cudnn_theano_would_pick_up_is_named_before_anything_runs(tmp_path):
+    """From probed facts alone: cuDNN 9 found, device=cuda, dnn.enabled left at auto (the H100's
+    machine cuDNN): cudnn8_theano, with its fix (dnn.enabled = False); off, nothing to say."""
+    facts = json.loads((ROOT / "tests" / "data" / "probes" / "win64-cc86-driver560-cuda90.json").read_text())
+    facts["cuda"]["cudnn"] = {"header": None, "library": "cudnn64_9.dll", "version": "9.14.0"}
+    facts["imports"]["theano"]["config"]["device"] = "cuda"
+    probe = tmp_path / "probe.json"
+    probe.write_text(json.dumps(facts))
+    found = {f["id"]: f for f in doctor_json("--facts", str(probe))["findings"]}
+    assert "cudnn8_theano" in found and "dnn.enabled" in found["cudnn8_theano"]["fix"]
+    facts["imports"]["theano"]["config"]["dnn.enabled"] = "False"
+    probe.write_text(json.dumps(facts))
+    assert "cudnn8_theano" not in {f["id"] for f in doctor_json("--facts", str(probe))["findings"]}

@@ -98,8 +98,12 @@ def test_a_conflicting_pin_does_not_solve(tmp_path, records, case):
 
 
 def test_a_driver_too_old_for_the_toolkit_does_not_solve(records):
+    """The env's driver floor stops it; without that line, cudatoolkit 9.0's own constrains does."""
     env = load_env(ENVS / "gpu-win64-legacy-cuda9.yml")
     assert solve_offline(env, records, cuda="9.0")
+    with pytest.raises(SolverError, match=r"No candidates were found for __cuda >=9.0"):
+        solve_offline(env, records, cuda="8.0")
+    env.deps = [d for d in env.deps if d.name != "__cuda"]
     with pytest.raises(SolverError, match=r"cudatoolkit 9.0 would constrain\n.*__cuda >=9.0"):
         solve_offline(env, records, cuda="8.0")
 
@@ -120,10 +124,9 @@ def test_cli_solve_prints_the_solution_and_refuses_a_conflict():
     proc = run_cli("envs", "solve", "envs/gpu-win64-legacy-cuda9.yml", "--cuda", "8.0")
     assert proc.returncode == 2
     assert proc.stderr.startswith(
-        "gpuforge: error: envs/gpu-win64-legacy-cuda9.yml: no solution (win-64, "
-        "__cuda=8.0): Cannot solve the request because of:"
+        "gpuforge: error: envs/gpu-win64-legacy-cuda9.yml:19: needs a driver that reports CUDA >= 9.0"
     )
-    assert "cudatoolkit 9.0 would constrain __cuda >=9.0" in proc.stderr
+    assert "No candidates were found for __cuda >=9.0" in proc.stderr
     proc = run_cli("envs", "solve", "envs/gpu-win64-legacy-cuda9.yml", "--cuda", "new")
     assert proc.returncode == 2
     assert proc.stderr == ("gpuforge: error: --cuda 'new': expected a driver's CUDA version, e.g. 12.0\n")

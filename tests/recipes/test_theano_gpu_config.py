@@ -633,3 +633,43 @@ def test_conda_build_without_a_channel_then_installed_by_py_rattler(conda_tools,
                           timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "theano-gpu-config: Theano uses this environment's settings" in proc.stdout
+
+
+def test_wheel_carries_the_topk_fix_and_its_pth(wheel):
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as whl:
+        names = set(whl.namelist())
+        assert whl.read("theano-gpu-config.pth") == b"import theano_gpu_config_topk\n"
+    assert "theano_gpu_config_topk.py" in names
+
+
+@pytest.mark.slow
+def test_the_wheel_fixes_theano_topk_kernels_at_import(theano_python, wheel, tmp_path):
+    """Theano 1.0.5 from PyPI in a prefix where the wheel is installed: at start-up the .pth
+    imports the fix, and GpuTopKOp's kernels (Theano's own files, read as sort.py reads them)
+    call __ballot_sync(__activemask(), ...) and its cache version carries the fix's mark (the
+    mock tier compiles and assembles them: tests/smoke/test_mockgpu.py)."""
+    proc = subprocess.run([theano_python, "-m", "pip", "install", "-q", "--no-deps",
+                           "--disable-pip-version-check", "--force-reinstall", str(wheel)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    code = (
+        "import glob, json, os, sys\n"
+        "import theano.gpuarray.sort as sort\n"
+        "import theano_gpu_config_topk as fix\n"
+        "folder = os.path.join(os.path.dirname(sort.__file__), 'c_code')\n"
+        "texts = [open(f).read() for f in sorted(glob.glob(os.path.join(folder, 'topk_*')))]\n"
+        "print(json.dumps({'fixed': sort.GpuTopKOp._theano_gpu_config_fixed,\n"
+        "  'version': repr(sort.GpuTopKOp(axis=-1, sorted=False).c_code_cache_version()),\n"
+        "  'legacy_in_files': sum(t.count('__ballot(') for t in texts),\n"
+        "  'legacy_after': sum(fix.fixed_source(t).count('__ballot(') for t in texts),\n"
+        "  'sync_after': sum(fix.fixed_source(t).count('__ballot_sync(__activemask(), ') for t in texts)}))\n"
+    )
+    proc = subprocess.run([theano_python, "-c", code], capture_output=True, text=True, timeout=300,
+                          env=theano_env(tmp_path / "home"), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found["fixed"] is True
+    assert "theano-gpu-config: __ballot_sync" in found["version"]
+    assert found["legacy_in_files"] == 4 and found["legacy_after"] == 0 and found["sync_after"] == 4

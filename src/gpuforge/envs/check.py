@@ -10,9 +10,11 @@ from rattler.exceptions import InvalidMatchSpecError, SolverError
 
 from gpuforge import locations
 from gpuforge.envs.envfile import EnvFile, RecipeOutputs, check_env, load_env, recipe_outputs
+from gpuforge.envs.gpu_envs import GpuEnv
+from gpuforge.envs.gpu_envs import load as load_gpu_table
 from gpuforge.envs.mirrors import Mirrors, drift_problems, load_mirrors
 from gpuforge.envs.records import Records, load_records
-from gpuforge.envs.solve import DEFAULT_CUDA_DRIVER, first_named_line, solve_offline, solver_message
+from gpuforge.envs.solve import below, driver_cuda, first_named_line, solve_offline, solver_message
 from gpuforge.errors import GpuforgeError, InputError
 from gpuforge.recipes.lint import Problem
 from gpuforge.recipes.variants import VariantConfig, load_config
@@ -30,7 +32,8 @@ class CheckResult:
     env_files: int = 0
     solved: int = 0
     generated: int = 0
-    cuda: str = DEFAULT_CUDA_DRIVER
+    cuda: str | None = None  # --cuda: every CUDA env solved at it; None: each at its own floor
+    floors: int = 0  # GPU env files whose driver floor held: refused one CUDA release below it
     # platform -> build/host requirements of the recipes that no record of the build channels
     # shows published (what the CI's builds need with no evidence here)
     build_needs: dict[str, list[str]] = field(default_factory=dict)
@@ -56,15 +59,23 @@ class Platforms:
 
 
 def check_one(
-    env: EnvFile, platforms: Platforms, mirrors: Mirrors, records: Records, result: CheckResult
+    env: EnvFile,
+    platforms: Platforms,
+    mirrors: Mirrors,
+    records: Records,
+    result: CheckResult,
+    gpu_table: list[GpuEnv] | None = None,
 ) -> None:
-    """Pins and records, then (when they are sound) the offline solve on the records."""
+    """Pins and records, then (when they are sound) the offline solve on the records: at --cuda,
+    else at the env's driver floor (a current driver, DEFAULT_CUDA_DRIVER, when it has none),
+    and for a GPU env one CUDA release below its floor, where the solve must refuse."""
     if env.platform.endswith("-64"):
         config, outputs = platforms.get(env.platform)
-        check_env(env, config, outputs, mirrors, records)
+        check_env(env, config, outputs, mirrors, records, gpu_table)
         if not env.problems:
+            cuda = driver_cuda(env, result.cuda)
             try:
-                solved = solve_offline(env, records, result.cuda)
+                solved = solve_offline(env, records, cuda)
                 result.solved += 1
                 result.stand_ins[str(env.path)] = [p.name for p in solved if p.origin == "stand-in"]
             except SolverError as exc:
@@ -72,9 +83,24 @@ def check_one(
                 env.add(
                     first_named_line(env, message),
                     f"the pins do not solve against the real {env.platform} records "
-                    f"(offline, __cuda={result.cuda}): {message}",
+                    f"(offline{f', __cuda={cuda}' if cuda else ''}): {message}",
                 )
+            if env.driver_floor and not env.problems:
+                _refuses_below_floor(env, records, result)
     result.problems += env.problems
+
+
+def _refuses_below_floor(env: EnvFile, records: Records, result: CheckResult) -> None:
+    older = below(env.driver_floor or "")
+    try:
+        solve_offline(env, records, older)
+    except SolverError:
+        result.floors += 1
+        return
+    env.add(
+        env.get("__cuda").line if env.get("__cuda") else 0,  # type: ignore[union-attr]
+        f"solves on a driver reporting CUDA {older}, below its floor {env.driver_floor}",
+    )
 
 
 def unrecorded_build_needs(outputs: RecipeOutputs, records: Records) -> list[str]:
@@ -105,11 +131,12 @@ def check_all(
     records_path: Path = locations.RECORDS,
 ) -> CheckResult:
     """Check the env files (default: all in ``envs_dir``), the mirrors and their generated files."""
-    result = CheckResult(cuda=cuda or DEFAULT_CUDA_DRIVER)
+    result = CheckResult(cuda=cuda)
     envs_dir = Path(envs_dir)
     try:
         mirrors = load_mirrors(mirrors_path)
         records = load_records(records_path)
+        gpu_table = load_gpu_table()
     except GpuforgeError as exc:
         found = result.errors if isinstance(exc, InputError) else result.problems
         found.append(Problem(str(exc.path or ""), exc.line or 0, exc.message))
@@ -127,7 +154,7 @@ def check_all(
         result.env_files += 1
         try:
             env = load_env(path)
-            check_one(env, platforms, mirrors, records, result)
+            check_one(env, platforms, mirrors, records, result, gpu_table)
         except GpuforgeError as exc:
             found = result.errors if isinstance(exc, InputError) else result.problems
             found.append(Problem(str(exc.path or path), exc.line or 0, exc.message))

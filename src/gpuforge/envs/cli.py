@@ -59,10 +59,11 @@ def cmd_envs_check(args: argparse.Namespace) -> int:
             f"{locations.shown(args.records)}: not re-checked within {STALE_YEARS} years "
             f"(not proven still published): {listed}"
         )
+    at = f"__cuda={result.cuda}" if result.cuda else "each at its driver floor"
     print(
         f"envs check: {result.env_files} env files clean, every conda spec on a real record, "
-        f"{result.solved} solved offline on them (__cuda={result.cuda}), {result.generated} "
-        "mirror files up to date"
+        f"{result.solved} solved offline on them ({at}), {result.floors} refused one CUDA release "
+        f"below their floor, {result.generated} mirror files up to date"
     )
     return 0
 
@@ -86,6 +87,7 @@ def cmd_envs_render(args: argparse.Namespace) -> int:
 
 
 def cmd_envs_solve(args: argparse.Namespace) -> int:
+    from rattler import Version
     from rattler.exceptions import SolverError
 
     from gpuforge.envs.envfile import load_env
@@ -101,8 +103,20 @@ def cmd_envs_solve(args: argparse.Namespace) -> int:
     try:
         solved = solve_offline(env, records, args.cuda)
     except SolverError as exc:
+        floor = env.driver_floor
+        if floor and args.cuda and Version(args.cuda) < Version(floor):
+            line = env.get("__cuda").line  # type: ignore[union-attr]
+            raise GpuforgeError(
+                f"needs a driver that reports CUDA >= {floor} (its `__cuda>={floor}` line); a driver "
+                f"reporting CUDA {args.cuda} is older: update the NVIDIA driver (nvidia-smi shows the "
+                f"CUDA it reports), or take the env file `gpuforge envs gpus --driver-cuda {args.cuda} "
+                f"--cc X.Y` names (the solver: {solver_message(exc)})",
+                env.path,
+                line,
+            ) from None
         raise GpuforgeError(
-            f"no solution ({env.platform}, __cuda={args.cuda or 'default'}): {solver_message(exc, keep=20)}",
+            f"no solution ({env.platform}, __cuda={args.cuda or env.driver_floor or 'default'}): "
+            f"{solver_message(exc, keep=20)}",
             env.path,
         ) from None
     for pkg in solved:
@@ -207,7 +221,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     envs_common.add_argument(
         "--cuda",
-        help="CUDA version of the driver (__cuda) to solve CUDA envs with (default: 12.0, a current driver)",
+        help="solve as on a machine whose driver reports this CUDA (__cuda), e.g. 11.4; default: each "
+        "GPU env file's own floor (its __cuda>=X.Y line), else 12.0, a current driver",
     )
     check = envs_cmds.add_parser(
         "check", parents=[envs_common], help="validate env files, the mirrors and the generated .condarc"

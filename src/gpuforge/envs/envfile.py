@@ -24,6 +24,7 @@ from rattler import MatchSpec, Version, VersionSpec
 from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError, InvalidVersionSpecError
 
 from gpuforge import locations
+from gpuforge.envs.gpu_envs import GpuEnv
 from gpuforge.envs.mirrors import THIRTY_TWO_BIT_RE, Mirrors
 from gpuforge.envs.records import Records
 from gpuforge.fileio import read_text
@@ -45,6 +46,7 @@ ENV_KEYS = ("name", "channels", "dependencies", "variables")
 RECIPES_CHANNEL = "gpuforge"  # what `nox -s build` builds recipes/ into: published nowhere
 NO_DEFAULTS = "nodefaults"  # conda env create: use only the file's channels (not .condarc's)
 COMMENT_RE = re.compile(r"\s#\s*\S")
+DRIVER_FLOOR_RE = re.compile(r"^>=\s*(\d+\.\d+)$")  # the version of a `__cuda>=X.Y` line
 LITERAL_RE = re.compile(r"[0-9][0-9A-Za-z_.+!]*")
 CUDA_BUILD_RE = re.compile(r"cuda(?P<version>\d+\.\d+)")
 # numpy's release notes: the first release without builds for a Python.
@@ -116,6 +118,13 @@ class EnvFile:
 
     def get(self, name: str) -> Dependency | None:
         return next((d for d in self.conda_deps if d.name == name), None)
+
+    @property
+    def driver_floor(self) -> str | None:
+        """The CUDA version the driver must report: the env's ``- __cuda>=X.Y`` line."""
+        dep = self.get("__cuda")
+        found = DRIVER_FLOOR_RE.match(str(dep.match_spec.version)) if dep and dep.match_spec.version else None
+        return found.group(1) if found else None
 
     def add(self, line: int | None, message: str) -> None:
         self.problems.append(Problem(str(self.path), line or 0, message))
@@ -275,13 +284,20 @@ def recipe_outputs(recipes_dir: Path, config: VariantConfig) -> RecipeOutputs:
 
 
 def check_env(
-    env: EnvFile, config: VariantConfig, outputs: RecipeOutputs, mirrors: Mirrors, records: Records
+    env: EnvFile,
+    config: VariantConfig,
+    outputs: RecipeOutputs,
+    mirrors: Mirrors,
+    records: Records,
+    gpu_table: list[GpuEnv] | None = None,
 ) -> None:
     """Add the pin problems of ``env`` to ``env.problems``."""
     _check_channels(env, mirrors, records)
     if not env.platform.endswith("-64"):
         return
     _check_records(env, records)
+    if gpu_table is not None:
+        _check_driver_floor(env, gpu_table)
     cfg = Where(config)
     python = _check_python(env, config, cfg)
     _check_numpy(env, config, cfg, python)
@@ -404,9 +420,43 @@ def _check_recipe_packages(env: EnvFile, outputs: RecipeOutputs) -> None:
         )
 
 
+def _check_driver_floor(env: EnvFile, gpu_table: list[GpuEnv]) -> None:
+    """A GPU env file asks for the driver its CUDA needs: `- __cuda>=X.Y`, the GPU table's
+    driver_cuda_min. The CUDA packages' own `constrains` on __cuda ask less (pkgs/main's
+    cudatoolkit 11.8.0: >=11.0; conda-forge's cuda-version 12.8: >=12) and conda's classic
+    solver ignores a `constrains` on a virtual package (conda/conda#10803); a requested
+    __cuda is honoured by conda, conda-libmamba-solver >= 24.7, mamba and rattler."""
+    entry = next((e for e in gpu_table if e.file == env.path.name), None)
+    dep = env.get("__cuda")
+    if entry is None:
+        if dep is not None:
+            env.add(
+                dep.line,
+                f"{dep.text}: {env.path.name} is not in the GPU table: a driver floor there "
+                "stops the env on machines it would run on",
+            )
+        return
+    want = f"__cuda>={entry.driver_cuda_min}"
+    if dep is None:
+        env.add(
+            env.deps_line,
+            f"no driver floor: add `- {want}` (the GPU table's driver_cuda_min): "
+            "without it the env creates on a driver too old for its CUDA and fails at the first kernel",
+        )
+    elif env.driver_floor != entry.driver_cuda_min:
+        env.add(
+            dep.line,
+            f"{dep.text}: the GPU table says this env needs a driver reporting CUDA >= "
+            f"{entry.driver_cuda_min} ({locations.shown(locations.GPU_ENVS)}): write `- {want}`",
+        )
+
+
 def _check_records(env: EnvFile, records: Records) -> None:
-    """Every conda spec matches a real published record (data/records.yaml)."""
+    """Every conda spec matches a real published record (data/records.yaml); a virtual package
+    (``__cuda``) is the machine's, not a channel's."""
     for dep in env.conda_deps:
+        if dep.name.startswith("__"):
+            continue
         channels = [dep.channel] if dep.channel else env.channel_names
         if not records.matching(dep.match_spec, channels, env.platform):
             same_name = [str(r) for r in records.for_channels(channels, env.platform) if r.name == dep.name]

@@ -24,7 +24,7 @@ from gpuforge import processes
 from gpuforge.channels import InfrastructureError, attempts, classify
 from gpuforge.envs.envfile import EnvFile
 from gpuforge.envs.mirrors import Mirrors
-from gpuforge.envs.solve import DEFAULT_CUDA_DRIVER, solve_specs, solver_message, virtual_packages
+from gpuforge.envs.solve import driver_cuda, solve_specs, solver_message, virtual_packages
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import write_atomic
 
@@ -89,11 +89,7 @@ def solve_locked(
 ) -> Locked:
     """Solve ``env`` against real channels; GpuforgeError names what could not be reached."""
     listed = list(dict.fromkeys(url for name in env.channel_names for url in channels[name]))
-    wants_cuda = (
-        (cuda or DEFAULT_CUDA_DRIVER)
-        if any(d.name in ("cudatoolkit", "cudnn") for d in env.conda_deps)
-        else None
-    )
+    wants_cuda = driver_cuda(env, cuda)
     try:
         records = _solve_with_retries(
             env, listed, solve_specs(env, channels), virtual_packages(env, wants_cuda), gateway, say

@@ -47,6 +47,20 @@ class SolvedPackage:
     origin: str  # the record's channel, or "stand-in"
 
 
+def below(version: str) -> str:
+    """The CUDA release before ``version`` (11.8 -> 11.7, 12.0 -> 11.0): a driver just too old."""
+    major, minor = (int(x) for x in version.split(".")[:2])
+    return f"{major}.{minor - 1}" if minor else f"{major - 1}.0"
+
+
+def driver_cuda(env: EnvFile, cuda: str | None) -> str | None:
+    """The ``__cuda`` a solve of ``env`` sees: ``cuda`` (the driver's CUDA, --cuda), by default the
+    env's driver floor (its ``__cuda>=X.Y``) or DEFAULT_CUDA_DRIVER; None for a CPU env."""
+    if not any(d.name in (*CUDA_PACKAGES, "__cuda") for d in env.conda_deps):
+        return None
+    return cuda or env.driver_floor or DEFAULT_CUDA_DRIVER
+
+
 def virtual_packages(env: EnvFile, cuda: str | None) -> list[GenericVirtualPackage]:
     """The platform's virtual packages, and ``__cuda`` when ``cuda`` (a driver's CUDA version)."""
     names = ["__win"] if env.platform.startswith("win") else ["__unix", "__linux"]
@@ -145,12 +159,12 @@ def solver_message(exc: BaseException, keep: int = 1) -> str:
 def solve_offline(env: EnvFile, records: Records, cuda: str | None = None) -> list[SolvedPackage]:
     """Solve the env's conda specs against the real records; SolverError when they conflict.
 
-    CUDA envs (CUDA_PACKAGES) get ``__cuda`` = ``cuda`` (default: DEFAULT_CUDA_DRIVER).
+    CUDA envs (CUDA_PACKAGES, or a ``__cuda`` line) get ``__cuda`` = ``driver_cuda(env, cuda)``.
     """
-    cuda = cuda or DEFAULT_CUDA_DRIVER
-    wants_cuda = cuda if any(d.name in CUDA_PACKAGES for d in env.conda_deps) else None
+    wants_cuda = driver_cuda(env, cuda)
     channel_of = {(r.name, r.version, r.build or UNRECORDED_BUILD): r.channel for r in records.records}
-    with tempfile.TemporaryDirectory(prefix="gpuforge-solve-") as tmp:
+    # Windows: a failed solve may still hold a repodata file open; what is left is a temp folder
+    with tempfile.TemporaryDirectory(prefix="gpuforge-solve-", ignore_cleanup_errors=True) as tmp:
         channel = write_channel(env, records, Path(tmp) / "channel")
         solved = asyncio.run(
             rattler.solve(

@@ -3,8 +3,12 @@
     python gpu_checks.py CHECK [CHECK ...] [--device DEV] [--iters N] [--steps N]
                          [--require-cuda] [--module NAME]
 
-CHECK is one of exp, transfer, logreg, compiler, driver, pygpu, cudnn, torch, mxnet, shadow;
-several run in one process (Theano is imported once). Each prints its result
+CHECK is one of exp, reduce, gemm, conv, float16, topk, transfer, logreg, compiler, driver,
+pygpu, cudnn, torch, mxnet, shadow; several run in one process (Theano is imported once).
+exp and reduce ... topk are the op families the GPU env files promise: each must run as its
+GPU op on the device and match numpy. Without --device, the device is the one Theano is
+configured for (THEANO_FLAGS, then its config files), and a cuda device means --require-cuda.
+Each prints its result
 as one JSON object on a line starting with RESULT_MARK, whatever happens: a
 failure is data (exception type, message, traceback tail), never a crash.
 Status: "pass", "fail" or "skip" (with a reason).
@@ -17,6 +21,12 @@ import struct
 import sys
 import time
 import traceback
+
+if __package__:  # imported by gpuforge on the host
+    from gpuforge.inside import theanorc_lines
+else:  # run as a script by the interpreter under test: its sibling, whatever sys.path holds
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import theanorc_lines
 
 RESULT_MARK = "GPUFORGE_RESULT "
 CPU_BLAS = ("Gemv", "CGemv", "Gemm", "CGemm")
@@ -72,6 +82,53 @@ def theano_device():
     return info
 
 
+def theano_flags():
+    """THEANO_FLAGS as Theano reads it: comma-separated key=value, a later key wins."""
+    found = {}
+    for item in os.environ.get("THEANO_FLAGS", "").split(","):
+        key, sep, value = item.partition("=")
+        if sep:
+            found[key.strip()] = value.strip()
+    return found
+
+
+def config_files():
+    """Theano's config files in its order (a later file wins): THEANORC, else ~/.theanorc and,
+    on Windows, ~/.theanorc.txt."""
+    if os.environ.get("THEANORC") is not None:
+        return [os.path.expanduser(f) for f in os.environ["THEANORC"].split(os.pathsep) if f]
+    files = [os.path.expanduser("~/.theanorc")]
+    if sys.platform == "win32":
+        files.append(os.path.expanduser("~/.theanorc.txt"))
+    return files
+
+
+def setting_source(key):
+    """(value, where, why) of Theano option ``key`` (``device``, ``dnn.enabled``) as Theano reads
+    it without importing it: THEANO_FLAGS, else the last config file that sets it, with the
+    comment lines written just above it (why); (None, None, "") when nothing sets it."""
+    flags = theano_flags()
+    if key in flags:
+        return flags[key], "THEANO_FLAGS", ""
+    section, _, option = key.rpartition(".")
+    found = (None, None, "")
+    for path in config_files():
+        if not os.path.isfile(path):
+            continue
+        with open(path, "rb") as fh:
+            lines = fh.read().decode("utf-8", "replace").splitlines()
+        reading = theanorc_lines.read_lines(lines, sys.version_info[:2])
+        line = reading.settings().get((section or "global", option.lower()))
+        if line is None:
+            continue
+        comments, at = [], line.number - 2
+        while at >= 0 and reading.lines[at].kind == theanorc_lines.COMMENT and lines[at].strip():
+            comments.insert(0, lines[at].strip().lstrip("#;").strip())
+            at -= 1
+        found = (line.value, "%s:%d" % (path, line.number), " ".join(comments))
+    return found
+
+
 def wants_gpu(device):
     return device.startswith(("cuda", "opencl", "gpu"))
 
@@ -121,6 +178,137 @@ def check_exp(opts):
     else:
         info["status"] = "pass"
     return info
+
+
+# --- the op families the GPU env files promise: each on the device, each against numpy ------
+
+def gpu_context_or_skip():
+    info = theano_device()
+    if not info["devname"]:
+        raise Skip("device=%s: no GPU context, no GPU op to check" % info["requested_device"])
+    return info
+
+
+def family_result(info, fn, needed, matches, what):
+    """pass when a GPU op of ``needed`` is in the graph and the results match numpy."""
+    ops = op_names(fn)
+    on_device = sorted(set(op for op in ops if op.startswith(needed)))
+    info.update(ops=sorted(set(ops)), gpu_ops=on_device, matches_numpy=bool(matches))
+    if not on_device:
+        info.update(status="fail", reason="%s ran on the CPU: no %s in the graph (%s)"
+                    % (what, " or ".join(needed), ", ".join(sorted(set(ops)))))
+    elif not matches:
+        info.update(status="fail", reason="%s on the device (%s) differs from numpy"
+                    % (what, ", ".join(on_device)))
+    else:
+        info.update(status="pass", reason="%s: %s match numpy" % (what, ", ".join(on_device)))
+    return info
+
+
+def check_reduce(opts):
+    """Reductions (sum, max, mean) as GpuCAReduce* on the device."""
+    import numpy
+    from theano import function
+    from theano import tensor as T
+    info = gpu_context_or_skip()
+    m = numpy.random.RandomState(3).rand(300, 200).astype("float32")
+    x = T.fmatrix()
+    f = function([x], [x.sum(axis=0), x.max(axis=1), x.mean()])
+    total, top, mean = [numpy.asarray(o) for o in f(m)]
+    ok = (numpy.allclose(total, m.sum(axis=0, dtype="float64"), rtol=1e-4) and
+          numpy.allclose(top, m.max(axis=1)) and numpy.isclose(mean, m.mean(dtype="float64"), rtol=1e-4))
+    return family_result(info, f, ("GpuCAReduce",), ok, "sum, max and mean")
+
+
+def check_gemm(opts):
+    """Matrix products: GEMM (GpuDot22/GpuGemm) and GEMV (GpuGemv unless the env excludes it)."""
+    import numpy
+    from theano import function
+    from theano import tensor as T
+    info = gpu_context_or_skip()
+    rng = numpy.random.RandomState(4)
+    a, b = rng.rand(200, 300).astype("float32"), rng.rand(300, 100).astype("float32")
+    v = rng.rand(300).astype("float32")
+    x, y, z = T.fmatrix(), T.fmatrix(), T.fvector()
+    f = function([x, y, z], [T.dot(x, y), T.dot(x, z)])
+    mm, mv = [numpy.asarray(o) for o in f(a, b, v)]
+    ok = (numpy.allclose(mm, a.astype("float64").dot(b), rtol=1e-4) and
+          numpy.allclose(mv, a.astype("float64").dot(v), rtol=1e-4))
+    ops = op_names(f)
+    info["gemv_on"] = ("gpu" if "GpuGemv" in ops else
+                       "cpu" if any(o in CPU_BLAS for o in ops) else "gpu (GEMM)")
+    return family_result(info, f, ("GpuDot22", "GpuGemm"), ok, "GEMM and GEMV")
+
+
+def numpy_conv2d(img, kern):
+    """conv2d's default (a true convolution: the filters flipped), 'valid', stride 1."""
+    import numpy
+    n, _, h, w = img.shape
+    k, _, kh, kw = kern.shape
+    flipped = kern[:, :, ::-1, ::-1].astype("float64")
+    out = numpy.zeros((n, k, h - kh + 1, w - kw + 1))
+    for i in range(h - kh + 1):
+        for j in range(w - kw + 1):
+            out[:, :, i, j] = numpy.tensordot(img[:, :, i:i + kh, j:j + kw], flipped,
+                                              axes=([1, 2, 3], [1, 2, 3]))
+    return out
+
+
+def check_conv(opts):
+    """conv2d on the device: GpuCorrMM (cuDNN off) or a cuDNN op."""
+    import numpy
+    from theano import function
+    from theano import tensor as T
+    info = gpu_context_or_skip()
+    rng = numpy.random.RandomState(5)
+    img, kern = rng.rand(2, 3, 16, 16).astype("float32"), rng.rand(4, 3, 3, 3).astype("float32")
+    x, w = T.ftensor4(), T.ftensor4()
+    f = function([x, w], T.nnet.conv2d(x, w))
+    ok = numpy.allclose(numpy.asarray(f(img, kern)), numpy_conv2d(img, kern), rtol=1e-4, atol=1e-4)
+    return family_result(info, f, ("GpuCorrMM", "GpuDnnConv"), ok, "conv2d")
+
+
+def check_float16(opts):
+    """float16 on the device: a matrix product and an elementwise op (numpy in float32 as the
+    reference, at float16's precision)."""
+    import numpy
+    from theano import function
+    from theano import tensor as T
+    info = gpu_context_or_skip()
+    m = numpy.random.RandomState(6).rand(64, 64).astype("float16")
+    x = T.matrix(dtype="float16")
+    f = function([x], [T.dot(x, x), x * 2 + 1])
+    try:
+        outputs = f(m)
+    except Exception as exc:  # pocl's CPU device: CLBlast has no half precision there
+        if info["context_kind"] == "opencl" and "float16 is not supported on this device" in str(exc):
+            raise Skip("this OpenCL device has no float16 (CLBlast: float16 is not supported on this "
+                       "device); the CUDA env files' GPUs have it")
+        raise
+    mm, el = [numpy.asarray(o).astype("float32") for o in outputs]
+    ref = m.astype("float32")
+    ok = (numpy.allclose(mm, ref.dot(ref), rtol=2e-2, atol=1e-1) and
+          numpy.allclose(el, ref * 2 + 1, rtol=2e-3, atol=1e-2))
+    return family_result(info, f, ("GpuDot22", "GpuGemm", "GpuElemwise"), ok, "float16 dot and elementwise")
+
+
+def check_topk(opts):
+    """T.topk and T.argtopk (GpuTopKOp: CUDA kernels only in Theano 1.0.5)."""
+    import numpy
+    from theano import function
+    from theano import tensor as T
+    info = gpu_context_or_skip()
+    if info["context_kind"] != "cuda":
+        raise Skip("GpuTopKOp has CUDA kernels only (Theano 1.0.5's sort.py): device=%s"
+                   % info["requested_device"])
+    v = numpy.random.RandomState(7).permutation(2000).astype("float32")
+    x = T.fvector()
+    f = function([x], [T.topk(x, 10, sorted=False), T.argtopk(x, 10, sorted=False)])
+    values, indices = [numpy.asarray(o) for o in f(v)]
+    want = numpy.sort(v)[-10:]
+    ok = (numpy.array_equal(numpy.sort(values), want) and
+          numpy.array_equal(numpy.sort(v[indices.astype("int64")]), want))
+    return family_result(info, f, ("GpuTopKOp",), ok, "topk and argtopk")
 
 
 def check_transfer(opts):
@@ -272,6 +460,13 @@ def check_cudnn(opts):
     available = dnn.dnn_available(None)
     info["dnn_available"] = bool(available)
     if not available:
+        enabled = str(theano.config.dnn.enabled)
+        info["dnn_enabled"] = enabled
+        if enabled == "False":  # off on purpose: the convolutions are the conv check's
+            _, where, why = setting_source("dnn.enabled")
+            raise Skip("cuDNN is off by the environment: dnn.enabled = False (%s)%s; convolutions "
+                       "run as GpuCorrMM (the conv check)" % (where or "Theano's configuration",
+                                                             ": " + why if why else ""))
         info.update(status="fail", reason="cuDNN not usable: %s" % dnn.dnn_available.msg)
         return info
     info["cudnn_version"] = dnn.version()
@@ -448,8 +643,9 @@ def require_theano():
         raise
 
 
-THEANO_CHECKS = ("exp", "transfer", "logreg", "cudnn")
-CHECKS = {"exp": check_exp, "transfer": check_transfer, "logreg": check_logreg,
+THEANO_CHECKS = ("exp", "reduce", "gemm", "conv", "float16", "topk", "transfer", "logreg", "cudnn")
+CHECKS = {"exp": check_exp, "reduce": check_reduce, "gemm": check_gemm, "conv": check_conv,
+          "float16": check_float16, "topk": check_topk, "transfer": check_transfer, "logreg": check_logreg,
           "compiler": check_compiler, "driver": check_driver,
           "pygpu": check_pygpu, "cudnn": check_cudnn, "torch": check_torch,
           "mxnet": check_mxnet, "shadow": check_shadow}
@@ -495,6 +691,11 @@ def run_check(name, opts):
 
 def main(argv):
     opts = parse(argv)
+    if opts["device"] is None:  # `gpuforge smoke --python`: the device Theano is configured for
+        device, where, _ = setting_source("device")
+        if device:
+            opts["device"], opts["device_from"] = device, where
+            opts["require_cuda"] = opts["require_cuda"] or device.startswith(("cuda", "gpu"))
     for name in opts["checks"]:
         run_check(name, opts)
     return 0

@@ -117,9 +117,17 @@ def script_python(path):
         return None
     first = head[0][2:].strip()
     if first in ("/bin/sh", "/bin/bash") and len(head) > 1 and head[1].startswith("'''exec'"):
-        m = re.search(r'"([^"]+)"', head[1])  # pip's long-path launcher
+        # pip's long-path launcher ("/abs/python"), or a relocatable one that starts the python
+        # beside the script ("$(dirname "$0")/python3.7")
+        beside = re.search(r'"\$\(dirname "\$0"\)/([^"]+)"', head[1])
+        if beside:
+            return os.path.join(os.path.dirname(os.path.abspath(path)), beside.group(1))
+        m = re.search(r'"([^"]+)"', head[1])
         return m.group(1) if m else None
     words = first.split()
+    if len(words) > 1 and os.path.basename(words[0]) == "env" and "python" in words[1]:
+        found = which_all(words[1])  # `#!/usr/bin/env python3`: the first on PATH
+        return found[0] if found else None
     if words and "python" in os.path.basename(words[0]):
         return words[0]
     return None

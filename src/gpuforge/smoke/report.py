@@ -67,6 +67,17 @@ def _check_summary(check: dict[str, Any]) -> str:
 NARROW = 60  # columns: below this the table's four columns fold into unreadable slivers
 
 
+def _merged(rows: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """Checks that say the same thing with the same status, one row: `reduce, gemm skip`."""
+    merged: list[tuple[str, str, str]] = []
+    for check, status, summary in rows:
+        if merged and merged[-1][1:] == (status, summary) and summary:
+            merged[-1] = (f"{merged[-1][0]}, {check}", status, summary)
+        else:
+            merged.append((check, status, summary))
+    return merged
+
+
 def print_table(results: list[TargetResult], console: Console) -> None:
     if console.width < NARROW:  # one line per target, then per check, wrapped as text
         for r in results:
@@ -85,10 +96,12 @@ def print_table(results: list[TargetResult], console: Console) -> None:
         table.add_column(column, overflow="fold")
     for r in results:
         style = STYLE[r.status]
-        rows = [
-            (c.get("check") or c.get("name"), c["status"], _check_summary(c))
-            for c in r.checks + r.import_tests
-        ]
+        rows = _merged(
+            [
+                (str(c.get("check") or c.get("name")), c["status"], _check_summary(c))
+                for c in r.checks + r.import_tests
+            ]
+        )
         if not rows:
             rows = [("", "", r.reason)]
         elif r.note:  # what holds for every check, once

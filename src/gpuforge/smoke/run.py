@@ -27,7 +27,22 @@ from gpuforge.smoke.targets import NEEDS, Target, TargetEnv, ensure_env, missing
 
 CHECKS_SCRIPT = Path(__file__).parent.parent / "inside" / "gpu_checks.py"
 RESULT_MARK = "GPUFORGE_RESULT "
-CHECKS = ("exp", "transfer", "logreg", "compiler", "driver", "pygpu", "cudnn", "torch", "mxnet")
+CHECKS = (
+    "exp",
+    "reduce",
+    "gemm",
+    "conv",
+    "float16",
+    "topk",
+    "transfer",
+    "logreg",
+    "compiler",
+    "driver",
+    "pygpu",
+    "cudnn",
+    "torch",
+    "mxnet",
+)
 # A user script called torch.py, and a PyTorch source checkout (seed 001's two cases).
 TORCH_PY = "import torch\nprint(torch.rand(2))\n"
 TORCH_SOURCE_INIT = "from torch._C import *  # noqa: the first line of torch/__init__.py\n"

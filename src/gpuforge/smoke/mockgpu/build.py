@@ -37,14 +37,14 @@ class Unavailable(Exception):
     """A part of a case this machine lacks (the reason says how to provide it)."""
 
 
-def recipe_folder(parts: tuple[str, str]) -> Path:
+def recipe_folder(*parts: str) -> Path:
     """A folder of the checkout's recipes/ (repository content, not package data)."""
     recipes = locations.repository_dir(None, locations.RECIPES_DIR, needed=False)
     if recipes is None:
         raise Unavailable(
-            f"the mock tier builds recipes/{'/'.join(parts)} of a gpuforge checkout: run from one"
+            f"the mock tier needs recipes/{'/'.join(parts)} of a gpuforge checkout: run from one"
         )
-    return recipes.joinpath(*parts)
+    return recipes.joinpath(*parts).resolve()
 
 
 def _digest(*parts: bytes) -> str:
@@ -125,7 +125,7 @@ def shims(cache_dir: Path | None = None) -> dict[str, Path]:
     """theano-gpu-config's NVRTC shim and cuBLAS forwarder (recipes/theano-gpu-config/shims/),
     built as the environment builds them: {"linux": libnvrtc.so + libcublas.so,
     "windows": nvrtc64_91.dll + cublas64_91.dll}."""
-    folder = recipe_folder(SHIMS)
+    folder = recipe_folder(*SHIMS)
     nvrtc, cublas = folder / "nvrtc_shim.c", folder / "cublas_forwarder.c"
     if not nvrtc.is_file() or not cublas.is_file():
         raise Unavailable(
@@ -152,7 +152,7 @@ def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None
     source = os.environ.get(SOURCE_ENV)
     if not source:
         raise Unavailable(NEEDS_SOURCE)
-    folder = recipe_folder(PATCHES)
+    folder = recipe_folder(*PATCHES)
     patches = sorted(folder.glob("*.patch"))
     if not patches:
         raise Unavailable(f"no patch series in {folder}")

@@ -44,10 +44,12 @@ class Config:
     driver: int = 13000  # what the mock driver reports (cuDriverGetVersion)
     nvrtc_name: str = "nvidia"  # linux: libnvrtc.so is NVIDIA's library | "shim" | "none" (SONAME only)
     library: str = "published"  # linux: Debian's libgpuarray3 0.7.6 | "patched" (recipe patches)
-    what: str = "pygpu"  # pygpu | theano (linux); windows: the loader harness
+    what: str = "pygpu"  # pygpu | theano | theano-ops (every op family) (linux); windows: the harness
+    topk_fix: bool = False  # theano-gpu-config's theano_gpu_config_topk.py imported first
 
     def label(self) -> str:
         fix = {"nvidia": "", "shim": " + NVRTC shim", "none": " (no libnvrtc.so)"}[self.nvrtc_name]
+        fix += " + theano-gpu-config's top-k fix" if self.topk_fix else ""
         lib = {"linux": f"libgpuarray 0.7.6 {self.library}", "windows": "0.7.6 loader harness"}[self.system]
         return (
             f"{self.system} {self.what if self.system == 'linux' else 'harness'}, cc {self.cc}, "
@@ -88,6 +90,11 @@ class Outcome:
 MODULE_RE = re.compile(r"cuLinkAddData module \d+: PTX \.version (\S+) \.target sm_(\S+) .*?: (accepted|\w+)")
 
 
+# ptxas 12.9 on PTX ISA >= 6.4 for sm_70 and newer (PTX ISA: vote without .sync is sm_6x only)
+VOTE_WITHOUT_SYNC = "Instruction 'vote' without '.sync' is not supported on .target sm_70 and higher"
+ENTRY_RE = re.compile(r"^\.(?:visible )?\.entry (\w+)", re.M)  # a kernel of a PTX module
+
+
 def _parse_log(path: Path) -> list[dict[str, str]]:
     text = path.read_text(errors="replace") if path.exists() else ""
     return [{"version": m[1], "target": f"sm_{m[2]}", "driver": m[3]} for m in MODULE_RE.finditer(text)]
@@ -117,7 +124,12 @@ def assemble(ptx_dir: Path, cc: str, cache_dir: Path, say: Callable[[str], None]
         if proc.returncode == 0:
             done["assembled"] += 1
         else:
-            done["failed"].append(f"{ptx.name}: {(proc.stderr or proc.stdout).strip()[-300:]}")
+            kernels = (
+                ", ".join(dict.fromkeys(ENTRY_RE.findall(ptx.read_text(errors="replace")))) or "no entry"
+            )
+            said = (proc.stderr or proc.stdout).strip().splitlines()
+            first = next((ln for ln in said if "error" in ln), said[-1] if said else "no output")
+            done["failed"].append(f"{ptx.name} ({kernels}): {first.strip()[-300:]}")
     return done
 
 
@@ -176,7 +188,10 @@ def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], 
     )
     env.pop("GPUARRAY_CACHE_PATH", None)  # a kernel cache would skip NVRTC and the driver
     python = SYSTEM_PYTHON
-    if config.what == "theano":
+    args = [config.what]
+    if config.topk_fix:
+        args += ["--topk-fix", str(build.recipe_folder("theano-gpu-config"))]
+    if config.what.startswith("theano"):
         python = _theano_python(cache_dir)
         compiledir = cache_dir / "mockgpu" / "theano-compiledir"
         # a fresh kernel cache per run: libgpuarray keys its cubins by (cc, bin_id, source), so a
@@ -188,7 +203,7 @@ def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], 
         )
         (folder / "theanorc").write_text("", encoding="utf-8")
     proc = processes.run(
-        [python, str(INSIDE), config.what],
+        [python, str(INSIDE), *args],
         capture_output=True,
         text=True,
         env=env,
@@ -213,7 +228,10 @@ def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], 
     if data.get("nvrtc"):
         log = data["nvrtc"].get("log") or data["nvrtc"]
         errors.append(f"NVRTC's log for -arch {data.get('bin_id')}: {log}")
-    if config.what == "theano":
+    for family, found in (data.get("families") or {}).items():
+        if found.get("error"):
+            errors.append(f"{family}: {found['error']['type']}: {found['error']['message'][-600:]}")
+    if config.what.startswith("theano"):
         errors += [
             ln
             for ln in proc.stderr.splitlines()
@@ -301,12 +319,13 @@ def run_config(
     try:
         runner = run_windows if config.system == "windows" else run_linux
         outcome = runner(config, work, cache_dir, say)
-        if outcome.status == "ok":
+        if outcome.modules:  # whatever reached the driver, refused or not, is ptxas's to judge
             outcome.ptxas = assemble(work / "ptx", config.cc, cache_dir, say)
             done = outcome.ptxas
             if done["failed"] or not (done["assembled"] or done["not_assembled"]):
+                failed = "ptxas: " + "; ".join(done["failed"] or ["no module assembled"])
                 outcome.status = "fail"
-                outcome.error = "ptxas: " + "; ".join(outcome.ptxas["failed"] or ["no module assembled"])
+                outcome.error = "\n".join(e for e in (outcome.error, failed) if e)
     except Unavailable as exc:
         outcome = Outcome(config, "skip", reason=str(exc))
     outcome.seconds = time.monotonic() - start
@@ -460,6 +479,18 @@ def _cases() -> tuple[Case, ...]:
             ),
         )
     )
+    # Theano's own kernels, every op family the env files promise, assembled for the real GPU:
+    # GpuTopKOp's __ballot (vote without .sync) is refused from sm_70 on; theano-gpu-config fixes it
+    for cc, in_tests in (("9.0", True), ("7.0", False), ("8.6", False), ("8.9", False)):
+        cases.append(
+            Case(
+                f"theano: every op family's kernels on cc {cc} (NVRTC 11.8): GpuTopKOp's warp vote",
+                _linux(cc, "11.8", driver=12060, what="theano-ops"),
+                VOTE_WITHOUT_SYNC,
+                (_linux(cc, "11.8", driver=12060, what="theano-ops", topk_fix=True),),
+                in_tests=in_tests,
+            )
+        )
     # CUDA 13's NVRTC starts at compute_75: a Pascal needs NVRTC <= 12.9; the patched build says so
     cases.append(
         Case(
@@ -502,8 +533,8 @@ def compile_matrix(in_tests: bool) -> tuple[Case, ...]:
         rows = [Config("linux", cc, "11.8", driver=12060) for cc in ccs]
         rows += [Config("windows", cc, "11.8", driver=12060, nvrtc_name="shim") for cc in ccs]
     else:
-        rows = [Config("linux", cc, "11.8", driver=12060, what="theano") for cc in ccs]
-        rows += [Config("linux", "10.0", "12.9", nvrtc_name="shim", what="theano")]
+        rows = [Config("linux", cc, "11.8", driver=12060, what="theano-ops", topk_fix=True) for cc in ccs]
+        rows += [Config("linux", "10.0", "12.9", nvrtc_name="shim", what="theano-ops", topk_fix=True)]
         rows += [Config("linux", cc, "12.0", driver=12060) for cc in ccs]
         # NVRTC 13 knows compute_75 and newer; its PTX (ISA 9.0) is newer than ptxas 12.9 reads
         rows += [Config("linux", cc, "13.0", nvrtc_name="shim") for cc in (*ccs[1:], "10.0", "12.0")]

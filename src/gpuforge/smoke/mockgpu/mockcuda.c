@@ -14,7 +14,10 @@
  * cudaError_enum): CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222, "the provided PTX was compiled
  * with an unsupported toolchain") when the PTX ISA `.version` is newer than the driver's
  * CUDA release loads, and CUDA_ERROR_INVALID_PTX (218, "a PTX JIT compilation failed") when
- * its `.target sm_XY` is newer than the device. PTX ISA per CUDA release: NVIDIA's PTX ISA
+ * its `.target sm_XY` is newer than the device, or when it holds a warp vote without `.sync`
+ * (`vote.ballot.b32`) for `.target sm_70` or newer in PTX ISA 6.4 or later, which PTX forbids
+ * (ptxas: "Instruction 'vote' without '.sync' is not supported on .target sm_70 and higher from
+ * PTX ISA version 6.4"; an H100's driver refused Theano's GpuTopKOp so). PTX ISA per CUDA release: NVIDIA's PTX ISA
  * release history (docs.nvidia.com/cuda/parallel-thread-execution/#release-notes-ptx-release-history,
  * as NVIDIA's cuda-python encodes it in cuda/bindings/utils/_ptx_utils.py).
  *
@@ -177,6 +180,15 @@ static int ptx_number(const char *ptx, size_t size, const char *key, char *shown
   return -1;
 }
 
+/* A warp vote without `.sync` (vote.ballot.b32, vote.any.pred ...), not vote.sync.* */
+static int vote_without_sync(const char *ptx, size_t size) {
+  const char *p = ptx, *end = ptx + size;
+  for (; p + 10 < end; p++)
+    if (strncmp(p, "vote.", 5) == 0 && strncmp(p + 5, "sync", 4) != 0 && (p == ptx || p[-1] == ' ' || p[-1] == '\t'))
+      return 1;
+  return 0;
+}
+
 EXPORT CUresult cuLinkAddData(CUlinkState s, int type, void *data, size_t size, const char *name,
                               unsigned n, int *o, void **v) {
   struct link *l = s;
@@ -190,6 +202,7 @@ EXPORT CUresult cuLinkAddData(CUlinkState s, int type, void *data, size_t size, 
   modules++;
   if (isa > drv_isa) verdict = CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
   else if (sm > dev) verdict = CUDA_ERROR_INVALID_PTX;
+  else if (sm >= 70 && isa >= 64 && vote_without_sync(data, size)) verdict = CUDA_ERROR_INVALID_PTX;
   if (dir) {
     char path[4096];
     FILE *f;
