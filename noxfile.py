@@ -111,6 +111,17 @@ def bench(session: nox.Session) -> None:
 
 
 @nox.session
+def bench_limits(session: nox.Session) -> None:
+    """The commands that read a user's file (theanorc migrate, recipes lint/render, doctor --log)
+    at the 4 MiB input limit and at an eighth of it: seconds and the ratio (linear: 8).
+
+    Writes reports/bench/limits.json and prints the table of docs/performance.md.
+    """
+    session.install("-e", ".")
+    session.run("python", "tools/bench_limits.py", *session.posargs)
+
+
+@nox.session
 def silicon(session: nox.Session) -> None:
     """The silicon tier: envs/gpu-linux64.yml's environment from parts, packed with its runner for a
     machine with an NVIDIA GPU (build/silicon/gpuforge-silicon.tar.xz, under 60 MiB).
@@ -134,14 +145,17 @@ def doctor_eval(session: nox.Session) -> None:
     only from the report's own repository or site switched off), side by side per kind, source
     and entry: first right, recall, undecided, abstained, wrong, false alarms on the reports
     whose cause the catalog lacks; the time per report, and the matching time on adversarial
-    1 MB / 10 MB single lines; writes reports/doctor_eval.json. `-- --misses` lists every report
-    the cross-validated run does not name right (docs/doctor-evaluation.md).
+    1 MB / 10 MB single lines; the sealed reports (tests/data/sealed, never read by whoever wrote
+    the rules) on the whole catalog beside the corpus, per kind and stack, and `gpuforge doctor
+    --log` timed as one process per sealed report; writes reports/doctor_eval.json. `-- --misses`
+    lists every report not named right (docs/doctor-evaluation.md).
     """
     session.install("-e", ".")
     session.run(
         "python",
         "tools/doctor_eval.py",
         "--adversarial",
+        "--cli",
         "--json",
         str(ROOT / "reports" / "doctor_eval.json"),
         *session.posargs,

@@ -282,11 +282,26 @@ def faults_table(path: Path) -> list[str]:
     return module.table(rows).rstrip("\n").split("\n")
 
 
+def limits_table(path: Path) -> list[str]:
+    """`nox -s bench_limits`'s table (tools/bench_limits.py) from its limits.json."""
+    from bench_limits import table
+
+    return table(read_json(path))
+
+
 def doctor_eval_table(path: Path) -> list[str]:
-    """`nox -s doctor_eval`'s table by kind and its misses by kind (reports/doctor_eval.json)."""
+    """`nox -s doctor_eval`'s sealed, cross-validated and whole-corpus figures side by side, by
+    stack, and its times (reports/doctor_eval.json)."""
     from doctor_eval import summary
 
     return summary(read_json(path))
+
+
+def doctor_eval_misses_table(path: Path) -> list[str]:
+    """`nox -s doctor_eval`'s corpus table by kind and what each run misses, by kind."""
+    from doctor_eval import misses_by_kind
+
+    return misses_by_kind(read_json(path))
 
 
 def modules_table(path: Path) -> list[str]:
@@ -336,6 +351,8 @@ TABLES: dict[str, Callable[[Path], list[str]]] = {
     "gpu-envs": gpu_envs_table,
     "faults": faults_table,
     "doctor-eval": doctor_eval_table,
+    "doctor-eval-misses": doctor_eval_misses_table,
+    "limits": limits_table,
 }
 
 

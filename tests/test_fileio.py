@@ -164,6 +164,21 @@ def test_a_write_the_os_refuses_leaves_the_original_and_no_temp_file(tmp_path):
     assert proc.returncode == 1
     assert "cannot write: File too large (the old file is unchanged)" in err
     assert path.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["env.yml"]  # nothing new, nothing lost
+
+
+@linux_only
+def test_a_full_disk_keeps_the_previous_backup(tmp_path):
+    """The new text is written before the backup is touched: a write the OS refuses leaves the
+    file and the previous backup generation as they were."""
+    path = tmp_path / "env.yml"
+    path.write_text("old\n")
+    (tmp_path / "env.yml.bak").write_text("older\n")
+    proc = _writer(path, 1_000_000, fsize_limit=65536)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "File too large" in err
+    assert path.read_text() == "old\n"
+    assert (tmp_path / "env.yml.bak").read_text() == "older\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["env.yml", "env.yml.bak"]
 
 
@@ -173,10 +188,12 @@ def test_a_writer_killed_mid_write_leaves_the_original_and_its_temp_is_swept(tmp
     path.write_text("old\n")
     proc = _writer(path, 300_000_000)
     assert proc.stdout.readline() == "writing\n"
-    temp = fileio._temp_name(path, proc.pid)
     deadline = time.monotonic() + 30
-    while not (temp.exists() and temp.stat().st_size > 0) and time.monotonic() < deadline:
+    temps: list[Path] = []
+    while not (temps and temps[0].stat().st_size > 0) and time.monotonic() < deadline:
         time.sleep(0.01)  # wait until the data is going into the temporary file
+        temps = list(tmp_path.glob(f".env.yml.gpuforge-{proc.pid}-*.tmp"))
+    [temp] = temps
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
@@ -188,7 +205,7 @@ def test_a_writer_killed_mid_write_leaves_the_original_and_its_temp_is_swept(tmp
 
 def test_a_live_writers_temp_is_left_alone(tmp_path):
     path = tmp_path / "f"
-    live = fileio._temp_name(path, os.getppid())
+    live = tmp_path / f".f.gpuforge-{os.getppid()}-k2j4x9.tmp"
     live.write_text("another gpuforge is writing this")
     fileio.write_atomic(path, "mine")
     assert live.exists()
@@ -235,8 +252,8 @@ WRITE_COMMANDS = {  # name -> (argv, the file it replaces, prepared by)
 @linux_only
 @pytest.mark.parametrize("name", list(WRITE_COMMANDS))
 def test_a_command_whose_write_fails_leaves_the_original_and_no_temp_file(tmp_path, name):
-    """The real CLI under RLIMIT_FSIZE: the backup (the old, short text) fits, the new file does
-    not, so write(2) fails with EFBIG in the middle of writing it."""
+    """The real CLI under RLIMIT_FSIZE: the new text (longer than the old) does not fit, so
+    write(2) fails with EFBIG in the middle of writing it, before the backup is touched."""
     from conftest import ROOT
 
     for folder in ("envs", "recipes", "ci/variants", ".github/workflows"):
@@ -265,6 +282,5 @@ def test_a_command_whose_write_fails_leaves_the_original_and_no_temp_file(tmp_pa
     assert (tmp_path / target).read_bytes() == old
     after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     new = sorted(str(p.relative_to(tmp_path)) for p in set(after) - set(before))
-    assert new == [f"{target}.bak"]  # the backup, whole; no temporary file
-    assert after[tmp_path / f"{target}.bak"] == old
+    assert new == []  # no temporary file, no backup of a file that was not replaced
     assert all(after[p] == b for p, b in before.items())

@@ -23,6 +23,28 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def secure_url(url: str) -> bool:
+    """The https rule for every channel, index and download gpuforge names: https, or http to this
+    machine itself (a local test server); nothing crosses a network in the clear."""
+    parsed = urlparse(url)
+    return parsed.scheme == "https" or (parsed.scheme == "http" and parsed.hostname in LOOPBACK)
+
+
+def channel_argument(text: str) -> str:
+    """``--channel``: a name (conda-forge), a local folder, a file:// URL, or an https URL; plain
+    http is refused when the arguments are parsed (argparse's ``type=``)."""
+    import argparse
+
+    if "://" in text and not (text.startswith("file://") or secure_url(text)):
+        raise argparse.ArgumentTypeError(
+            f"{text}: not https: packages fetched in the clear can be swapped on the way (use https://)"
+        )
+    return text
+
+
 # Statuses that say the server (or what is in front of it) refused or failed, not the package.
 INFRA_STATUSES = frozenset({403, 408, 429, 500, 502, 503, 504, 520, 521, 522, 524})
 # Seconds to wait before each retry; GPUFORGE_CHANNEL_RETRY_DELAYS="0 0" (tests) overrides.

@@ -42,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     except GpuforgeError as exc:
         print(f"gpuforge: error: {exc}", file=sys.stderr)
         return 2
+    except processes.TimedOut as exc:  # a program with no more specific handler hung
+        print(f"gpuforge: error: {exc.line()}: run it by hand to see where it waits", file=sys.stderr)
+        return 2
     except processes.Interrupted as exc:
         processes.stop()
         print(f"gpuforge: {exc.message}", file=sys.stderr)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sys
 import tarfile
@@ -21,7 +22,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from gpuforge import processes
-from gpuforge.channels import INFRA_STATUSES, ChannelFailure, InfrastructureError, attempts
+from gpuforge.channels import INFRA_STATUSES, ChannelFailure, InfrastructureError, attempts, secure_url
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import process_alive
 
@@ -40,6 +41,9 @@ SAME_TREE = {
 }
 
 
+SHA256_RE = re.compile(r"[0-9a-f]{64}")
+
+
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -56,6 +60,20 @@ class Source:
     sha256: str
     # Other published hashes of the same tree, besides SAME_TREE's.
     alternates: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        """A source names a file in the cache by its hash and its URL's last part: both must be
+        plain (a hash written as ``../../x`` or a URL ending in ``..`` would put the download
+        outside the cache), and the URL https (a download in the clear can be swapped)."""
+        for digest in (self.sha256, *self.alternates):
+            if not SHA256_RE.fullmatch(digest):
+                raise GpuforgeError(
+                    f"source sha256 {digest!r} is not 64 lowercase hex digits: nothing downloaded"
+                )
+        if not secure_url(self.url):
+            raise GpuforgeError(f"source url {self.url!r} is not https: nothing downloaded")
+        if self.filename in ("", ".", "..") or "\\" in self.filename:
+            raise GpuforgeError(f"source url {self.url!r} does not end in a file name: nothing downloaded")
 
     @property
     def filename(self) -> str:

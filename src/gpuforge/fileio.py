@@ -6,11 +6,13 @@ UTF-16 with a BOM (what Windows Notepad and PowerShell's ``>`` write); anything 
 is one GpuforgeError naming the file and the byte offset. ``decode_text`` is the
 bytes -> text half, for text that does not come from a file (standard input).
 
-Writing: atomic (a temporary file in the same folder, fsync'ed, then renamed over the
-target) with a backup of what is replaced; a failing write leaves the old file and no
-temporary file. A process killed mid-write (SIGKILL) cannot clean up after itself:
-its temporary file keeps the writer's process id in its name and the next write of
-the same file removes it.
+Writing: atomic (the new text in a temporary file beside the target, created exclusively under
+an unpredictable name and fsync'ed, then the old file kept as ``<name>.bak`` and the temporary
+file renamed over the target); a failing write leaves the old file, the previous backup and no
+temporary file. Writes through a symbolic link say so; a home-folder dotfile linked out of the
+home folder is refused. A process killed mid-write (SIGKILL) cannot clean up after itself: its
+temporary file keeps the writer's process id in its name and the next write of the same file
+removes it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import re
 import shutil
 import stat
 import sys
+import tempfile
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError, InputError
@@ -145,16 +148,15 @@ def home() -> Path:
 # --- writing ------------------------------------------------------------------------
 
 
-def _temp_name(path: Path, pid: int) -> Path:
-    return path.with_name(f".{path.name}.gpuforge-{pid}{TEMP_SUFFIX}")
+TEMP_RE = r"(\d+)(?:-\w+)?"  # the writer's pid, then (since 0.1) mkstemp's random part
 
 
 def _remove_dead_writers_temps(path: Path) -> None:
     """Temporary files of ``path`` left by a writer that was killed (its pid is gone)."""
-    pattern = re.compile(re.escape(f".{path.name}.gpuforge-") + r"(\d+)" + re.escape(TEMP_SUFFIX))
+    pattern = re.compile(re.escape(f".{path.name}.gpuforge-") + TEMP_RE + re.escape(TEMP_SUFFIX))
     for leftover in path.parent.glob(f".{glob.escape(path.name)}.gpuforge-*{TEMP_SUFFIX}"):
         m = pattern.fullmatch(leftover.name)
-        if m and not process_alive(int(m.group(1))):
+        if m and not process_alive(int(m.group(1))) and not leftover.is_symlink():
             leftover.unlink(missing_ok=True)
 
 
@@ -174,40 +176,101 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-def _replace(path: Path, data: bytes, mode: int | None) -> None:
-    """Write ``data`` to a temporary file beside ``path``, fsync it, rename it over ``path``."""
-    tmp = _temp_name(path, os.getpid())
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o644)
+def _temp_beside(path: Path, data: bytes, mode: int | None) -> Path:
+    """``data`` in a new temporary file beside ``path``, fsync'ed: created exclusively under an
+    unpredictable name (mkstemp: O_CREAT | O_EXCL, O_NOFOLLOW where the system has it), so
+    nothing planted in the folder (a symbolic link at a guessed name) can redirect the write."""
+    fd, name = tempfile.mkstemp(
+        prefix=f".{path.name}.gpuforge-{os.getpid()}-", suffix=TEMP_SUFFIX, dir=path.parent
+    )
+    tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, stat.S_IMODE(mode))
-        os.replace(tmp, path)
+        os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else 0o644)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    return tmp
+
+
+def _keep_backup(path: Path, old: bytes, mode: int) -> Path:
+    """``path``'s current file as ``<name>.bak``: a hard link made under a temporary name and
+    renamed over the previous backup (no data written, so a full disk cannot cost the previous
+    backup); a copy where the file system has no hard links."""
+    saved = path.with_name(path.name + ".bak")
+    _remove_dead_writers_temps(saved)
+    link = saved.with_name(f".{saved.name}.gpuforge-{os.getpid()}-{os.urandom(6).hex()}{TEMP_SUFFIX}")
+    try:
+        os.link(path, link, follow_symlinks=False)
+    except OSError:  # no hard links here (FAT, some network shares): a copy, written first
+        link = _temp_beside(saved, old, mode)
+    try:
+        os.replace(link, saved)
+    except BaseException:
+        link.unlink(missing_ok=True)
+        raise
+    return saved
+
+
+class Written:
+    """Where a write landed: the file, its backup (None: nothing replaced) and the link written
+    through (None: ``path`` itself)."""
+
+    def __init__(self, path: Path, backup: Path | None, through: Path | None) -> None:
+        self.path, self.backup, self.through = path, backup, through
+
+    def said(self, backup: str = "; the previous file is {}", new: str = "") -> str:
+        """One line for the user: what was written, through which link, and the backup."""
+        where = f"{self.through}, a link: the file written is {self.path}" if self.through else str(self.path)
+        return f"wrote {where}" + (backup.format(self.backup) if self.backup else new)
+
+
+def resolve_for_writing(path: Path) -> tuple[Path, Path | None]:
+    """The file a write of ``path`` replaces, and the link it goes through (or None). A dotfile
+    in the home folder linked to a file outside it (a dotfiles repository elsewhere, a shared
+    file) is refused: the write, its temporary file and its backup would land there; naming
+    that file itself (--path) is the way to write it."""
+    if not path.is_symlink():
+        return path, None
+    target = Path(os.path.realpath(path))
+    try:
+        owner = home().resolve()
+    except GpuforgeError:
+        owner = None
+    if owner is not None and path.parent.resolve() == owner and not target.is_relative_to(owner):
+        raise GpuforgeError(
+            f"a symbolic link to {target}, outside your home folder: nothing written (to write that "
+            f"file, with its backup beside it, name it: --path {target})",
+            path,
+        )
+    return target, path
 
 
 def write_atomic(path: str | os.PathLike[str], text: str, backup: bool = True) -> Path | None:
+    """``write_file``, for callers that want only the backup's path (None: nothing replaced)."""
+    return write_file(path, text, backup).backup
+
+
+def write_file(path: str | os.PathLike[str], text: str, backup: bool = True) -> Written:
     """Write ``text`` to ``path`` atomically; keep the old file as ``<name>.bak``.
 
-    A symbolic link stays: the file it points to is replaced (its backup beside it).
-
-    Returns the backup's path, or None when nothing was replaced (a new file,
-    or the same content). A failure (a full disk, a file size limit, no permission)
-    is a GpuforgeError and leaves the old file untouched and no temporary file.
+    The new text goes to a temporary file beside it first (created exclusively, fsync'ed); only
+    then is the old file linked as the new backup and the temporary file renamed over it. A
+    failure at any step (a full disk, a file size limit, no permission) is a GpuforgeError and
+    leaves the old file, the previous backup and no temporary file. A symbolic link stays: the
+    file it points to is replaced, the backup beside that file, and the result says so
+    (``Written.through``); a link out of the home folder is refused (``resolve_for_writing``).
     """
-    path = Path(path)
-    if path.is_symlink() and path.exists():  # a dotfile linked from a dotfiles folder stays linked:
-        path = Path(os.path.realpath(path))  # the file it points to is the one replaced
-    data = text.encode("utf-8")
+    path, through = resolve_for_writing(Path(path))
+    data = text.encode("utf-8", "backslashreplace")  # a lone surrogate (undecodable input) escaped
+    saved = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _remove_dead_writers_temps(path)
-        saved, mode = None, None
+        mode, old = None, None
         if path.exists() or path.is_symlink():
             info = os.stat(path)
             kind = _kind(info.st_mode)
@@ -216,18 +279,21 @@ def write_atomic(path: str | os.PathLike[str], text: str, backup: bool = True) -
             mode = info.st_mode
             old = read_bytes(path, limit=max(MAX_INPUT_BYTES, info.st_size))
             if old == data:
-                return None
-            if backup:
-                saved = path.with_name(path.name + ".bak")
-                _remove_dead_writers_temps(saved)
-                _replace(saved, old, mode)
-        _replace(path, data, mode)
+                return Written(path, None, through)
+        tmp = _temp_beside(path, data, mode)
+        try:
+            if backup and old is not None and mode is not None:
+                saved = _keep_backup(path, old, mode)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
     except OSError as exc:
         where = exc.filename or path
         raise GpuforgeError(
             f"cannot write: {exc.strerror or exc} (the old file is unchanged)", where
         ) from None
-    return saved
+    return Written(path, saved, through)
 
 
 def remove_tree(path: Path) -> None:

@@ -146,7 +146,13 @@ def run_python(
         raise GpuforgeError("not an executable interpreter", python) from None
     except OSError as exc:
         raise GpuforgeError(f"cannot run it: {exc.strerror or exc}", python) from None
-    except subprocess.TimeoutExpired:
+    except processes.TimedOut as exc:
+        if exc.waiting_on:  # a program it ran hangs, not the interpreter
+            raise GpuforgeError(
+                f"{what} did not finish in {limit or f'{timeout:g} s'} and was stopped: it was waiting "
+                f"on {' -> '.join(exc.waiting_on)}, which hangs (run that by hand to see why)",
+                python,
+            ) from None
         raise GpuforgeError(
             f"{what} did not finish in {limit or f'{timeout:g} s'} and was stopped: the interpreter "
             "hangs, or its imports take longer",

@@ -17,8 +17,13 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
+
+from gpuforge.errors import GpuforgeError
+from gpuforge.inside import proctree
 
 _RUNNING: set[subprocess.Popen] = set()
 _GUARD = threading.Lock()
@@ -115,14 +120,8 @@ def check_stop() -> None:
 
 
 def kill(proc: subprocess.Popen) -> None:
-    """Kill ``proc`` and its process group (everything it started)."""
-    try:
-        if POSIX:
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
+    """Kill ``proc`` and its process group (everything it started), and let the kill land."""
+    proctree.kill_group(proc)
 
 
 def inherited_fds() -> tuple[int, ...]:
@@ -150,32 +149,110 @@ def forget(proc: subprocess.Popen) -> None:
         _RUNNING.discard(proc)
 
 
+CHILD_TIMEOUT_ENV = "GPUFORGE_CHILD_TIMEOUT"  # seconds: caps every child's own time limit
+
+
+def time_limit(timeout: float) -> float:
+    """``timeout``, capped by $GPUFORGE_CHILD_TIMEOUT (a CI job's or a test's shorter patience)."""
+    text = os.environ.get(CHILD_TIMEOUT_ENV)
+    if not text:
+        return timeout
+    try:
+        cap = float(text)
+    except ValueError:
+        cap = float("nan")
+    if not (0 < cap < float("inf")):
+        raise GpuforgeError(f"{CHILD_TIMEOUT_ENV}={text!r}: a number of seconds above 0")
+    return min(timeout, cap)
+
+
+class TimedOut(subprocess.TimeoutExpired):
+    """A child past its time limit, killed with its whole process group; ``waiting_on`` names
+    the programs it was waiting on when it was stopped (empty: the child itself hung)."""
+
+    def __init__(self, cmd: list[str], timeout: float, output: Any, stderr: Any, waiting: list[str]):
+        super().__init__(cmd, timeout, output, stderr)
+        self.waiting_on = waiting
+
+    @property
+    def hung(self) -> str:
+        """What hung, for one line: ``g++ -dumpversion (run by python -m ...)``."""
+        words = [str(w) for w in self.cmd]
+        own = " ".join([Path(words[0]).name, *words[1:3]])[:120] + (" ..." if len(words) > 3 else "")
+        if self.waiting_on:  # the child is the messenger: its program and script are enough
+            own = " ".join(Path(w).name for w in words[:2]) + (" ..." if len(words) > 2 else "")
+        if not self.waiting_on:
+            return own
+        return f"{' -> '.join(self.waiting_on)} (started by {own})"
+
+    def line(self) -> str:
+        return (
+            f"{self.hung} did not finish in {self.timeout:.0f} s and was stopped with everything it started"
+        )
+
+
+@contextlib.contextmanager
+def deadline(proc: subprocess.Popen, timeout: float) -> Iterator[None]:
+    """For a child read as it runs (``popen``): past ``timeout`` (capped as in ``run``) its group
+    is killed, so the reading ends, and TimedOut is raised when the block ends."""
+    limit = time_limit(timeout)
+    fired: list[list[str]] = []
+
+    def expire() -> None:
+        fired.append(proctree.waiting_on(proc.pid) if POSIX else [])
+        kill(proc)
+
+    timer = threading.Timer(limit, expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+    if fired:
+        raise TimedOut([str(a) for a in proc.args], limit, None, None, fired[0])  # type: ignore[union-attr]
+
+
 def run(
     cmd: list[str],
     *,
-    timeout: float | None = None,
+    timeout: float,
     capture_output: bool = False,
     input: str | bytes | None = None,
+    progress: Callable[[float], None] | None = None,
+    progress_every: float = 30.0,
     **kwargs: Any,
 ) -> subprocess.CompletedProcess:
-    """``subprocess.run`` in its own process group: a timeout kills the whole group
-    (then TimeoutExpired, as subprocess.run), an interruption too (then Interrupted)."""
+    """``subprocess.run`` in its own process group, with a time limit every caller states
+    (capped by $GPUFORGE_CHILD_TIMEOUT): past it, the whole group is killed and TimedOut names
+    what it was waiting on; an interruption kills it too (then Interrupted). ``progress(seconds)``
+    is called every ``progress_every`` seconds while the child runs (a long step is never
+    silent)."""
     if capture_output:
         kwargs["stdout"] = kwargs["stderr"] = subprocess.PIPE
     if input is not None:
         kwargs["stdin"] = subprocess.PIPE
+    limit = time_limit(timeout)
+    start = time.monotonic()
     proc = popen(cmd, **kwargs)
     try:
-        try:
-            out, err = proc.communicate(input, timeout=timeout)
-        except subprocess.TimeoutExpired as exc:
-            kill(proc)
-            out, err = proc.communicate()
-            raise subprocess.TimeoutExpired(cmd, exc.timeout, out, err) from None
-        except BaseException:
-            kill(proc)
-            proc.wait()
-            raise
+        while True:
+            left = limit - (time.monotonic() - start)
+            try:
+                out, err = proc.communicate(input, timeout=min(left, progress_every) if progress else left)
+                break
+            except subprocess.TimeoutExpired:
+                if progress is not None and time.monotonic() - start < limit:
+                    progress(time.monotonic() - start)
+                    continue
+                waiting = proctree.waiting_on(proc.pid) if POSIX else []
+                kill(proc)
+                out, err = proc.communicate()
+                raise TimedOut(cmd, limit, out, err, waiting) from None
+    except BaseException:
+        kill(proc)
+        proc.wait()
+        raise
     finally:
         forget(proc)
     check_stop()

@@ -19,6 +19,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.scanner import RoundTripScanner
 
 from gpuforge.errors import InputError
 from gpuforge.fileio import MAX_INPUT_BYTES, read_text
@@ -68,9 +69,20 @@ class _LimitedComposer(Composer):
         return node
 
 
-def _yaml(strings: bool) -> YAML:
+class _CommentlessScanner(RoundTripScanner):
+    """The round-trip scanner (line numbers kept) without comment tokens: ruamel joins the
+    comment lines of a block by repeated string concatenation (quadratic: a 4 MiB file of
+    comments took minutes); readers that do not write the file back need none of them."""
+
+    def fetch_comment(self, comment: Any) -> None:
+        pass
+
+
+def _yaml(strings: bool, comments: bool = False) -> YAML:
     yaml = YAML(typ="base" if strings else "rt", pure=True)
     yaml.Composer = _LimitedComposer
+    if not strings and not comments:
+        yaml.Scanner = _CommentlessScanner
     return yaml
 
 
@@ -84,18 +96,20 @@ def _where(exc: MarkedYAMLError) -> tuple[str, int | None]:
     return problem, line
 
 
-def load_yaml(text: str, path: Path, *, strings: bool = False) -> Any:
+def load_yaml(text: str, path: Path, *, strings: bool = False, comments: bool = False) -> Any:
     """Parse YAML text read from ``path``; errors name the file and line.
 
     ``strings=True`` keeps every scalar as its text, as conda-build reads
     conda_build_config.yaml (so ``3.10`` stays "3.10", not the float 3.1).
+    ``comments=True`` keeps the comments in the document, for a caller that writes it back
+    (slower on long comment blocks: ruamel's own cost).
     """
     if len(text) > MAX_INPUT_BYTES:
         raise InputError(
             f"larger than the {MAX_INPUT_BYTES // 1024 // 1024} MiB limit on input files (not parsed)", path
         )
     try:
-        doc = _yaml(strings).load(io.StringIO(text))
+        doc = _yaml(strings, comments).load(io.StringIO(text))
     except MarkedYAMLError as exc:
         problem, line = _where(exc)
         raise InputError(f"invalid YAML: {problem}", path, line) from None
@@ -126,9 +140,9 @@ def _check_keys(value: Any, path: Path) -> None:
             _check_keys(item, path)
 
 
-def read_yaml(path: Path, *, strings: bool = False) -> Any:
+def read_yaml(path: Path, *, strings: bool = False, comments: bool = False) -> Any:
     """A YAML file through the one reader (regular file, size limit, encodings) and load_yaml."""
-    return load_yaml(read_text(path), Path(path), strings=strings)
+    return load_yaml(read_text(path), Path(path), strings=strings, comments=comments)
 
 
 # --- shape checks: what the code after a load may rely on ------------------------------

@@ -22,6 +22,9 @@ from conftest import pyenv_or_skip
 from gpuforge.doctor.catalog import diagnose_text
 
 REPRODUCED_HERE = {
+    "driver_below_env_floor",
+    "theano_flag_invalid",
+    "program_hangs",
     "mingw_32bit",
     "mingw_hypot",
     "path_spaces_nonascii",
@@ -42,6 +45,8 @@ REPRODUCED_HERE = {
     "package_not_installed",
     "module_not_found",
     "theano_compile_unicode",
+    "float64_gpu",
+    "blas_opt_info",
 }
 
 
@@ -124,6 +129,23 @@ def test_a_cuda_runtime_the_binary_was_built_for_is_missing(tmp_path: Path) -> N
         pytest.skip("this machine has CUDA 9.2's libcudart: nothing to reproduce")
     assert "libcudart.so.9.2: cannot open shared object file" in proc.stderr, proc.stderr
     assert first_id(proc.stderr) == "mx_cudart"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("ldd") is None, reason="needs gcc and ldd")
+def test_ldd_on_a_library_whose_cuda_runtime_is_missing(tmp_path: Path) -> None:
+    """ldd on a library linked against CUDA 10.0's runtime (an mxnet-cu100 libmxnet.so) where
+    that runtime is not installed: the loader's trace says `libcudart.so.10.0 => not found`."""
+    runtime = tmp_path / "libcudart.so.10.0"
+    (tmp_path / "rt.c").write_text("int cudaRuntimeGetVersion(int *v) { *v = 10000; return 0; }\n")
+    (tmp_path / "mx.c").write_text(
+        "int cudaRuntimeGetVersion(int *);\nint mx(void) { int v; return cudaRuntimeGetVersion(&v); }\n"
+    )
+    run(["gcc", "-shared", "-fPIC", "-Wl,-soname,libcudart.so.10.0", "-o", str(runtime), "rt.c"], tmp_path)
+    run(["gcc", "-shared", "-fPIC", "-o", "libmxnet.so", "mx.c", str(runtime)], tmp_path)
+    runtime.unlink()
+    out = run(["ldd", str(tmp_path / "libmxnet.so")], tmp_path)
+    assert "libcudart.so.10.0 => not found" in out, out
+    assert first_id(out) == "mx_cudart", out
 
 
 def test_space_in_the_user_name_splits_the_compiledir(tmp_path: Path) -> None:
@@ -311,6 +333,79 @@ def test_conda_on_a_channel_nobody_publishes(
     out = proc.stdout + proc.stderr
     assert expected in out, out
     assert first_id(out) == "channel_missing"
+    if not make_channel:  # conda >= 4.14's first line alone, as pasted without the class name
+        line = re.search(r"HTTP 404 [A-Z ]+ for channel \S+ <[^>]+>", out)
+        assert line, out
+        assert first_id(line.group(0)) == "channel_missing", line.group(0)
+
+
+@pytest.mark.parametrize("solver", ["classic", "rattler"])
+@pytest.mark.parametrize("cuda", ["11.4", ""])
+def test_conda_on_a_driver_below_the_env_files_floor(
+    conda_tools, tmp_path: Path, solver: str, cuda: str
+) -> None:
+    """The real conda creating envs/gpu-linux64.yml's specs (its `__cuda>=11.8` floor) on a driver
+    reporting CUDA 11.4, and with no driver: its words name a package no channel has, but the
+    cause is the driver (not channel_missing)."""
+    from gpuforge import locations
+    from gpuforge.envs.envfile import load_env
+    from gpuforge.envs.records import load_records
+    from gpuforge.envs.solve import solve_specs, write_channel
+
+    env_file = load_env(Path(__file__).resolve().parents[2] / "envs" / "gpu-linux64.yml")
+    channel = write_channel(env_file, load_records(locations.RECORDS), tmp_path / "channel")
+    proc = subprocess.run(
+        [
+            str(conda_tools.python),
+            "-m",
+            "conda",
+            "create",
+            "--dry-run",
+            "--offline",
+            "-p",
+            str(tmp_path / "env"),
+            "--override-channels",
+            "-c",
+            channel.as_uri(),
+            "--solver",
+            solver,
+            *solve_specs(env_file),
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(conda_tools.env(tmp_path), CONDA_OVERRIDE_CUDA=cuda),
+        timeout=600,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "__cuda" in out, out[-2000:]
+    assert first_id(out) == "driver_below_env_floor", out[-2000:]
+
+
+def test_a_program_on_path_that_hangs(tmp_path: Path) -> None:
+    """An nvidia-smi that never ends (a driver stuck in the kernel does this): the probe stops it
+    with what it started, records what it waited on, and the doctor names it."""
+    from gpuforge.doctor.report import doctor_python
+
+    python = pyenv_or_skip("3.7")
+    fake = tmp_path / "bin" / "nvidia-smi"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nsleep 1000\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, PATH=f"{fake.parent}{os.pathsep}{os.environ['PATH']}", HOME=str(tmp_path))
+    report = doctor_python(python, timeout=20, env=env)
+    [hung] = [f for f in report.findings if f.id == "program_hangs"]
+    assert f"`{fake}` did not finish" in hung.evidence and "sleep 1000" in hung.evidence, hung.evidence
+    left = subprocess.run(["pgrep", "-f", "^sleep 1000$"], capture_output=True, text=True).stdout.split()
+    assert not [pid for pid in left if Path(f"/proc/{pid}").exists() and _started_by(pid, fake)]
+
+
+def _started_by(pid: str, fake: Path) -> bool:
+    """Whether a `sleep 1000` is a child of ``fake``'s shell (another test's sleep is not)."""
+    try:
+        parent = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1]
+        return str(fake) in Path(f"/proc/{parent}/cmdline").read_text()
+    except OSError:
+        return False
 
 
 @pytest.mark.parametrize("minor", ["2.7", "3.7"])
@@ -422,6 +517,21 @@ def test_import_after_an_install_that_found_nothing(tmp_path: Path) -> None:
     assert set(alone[0].entry.candidates) == {"env_mismatch", "package_not_installed"}
 
 
+@pytest.mark.parametrize(
+    "flags",
+    ["floatX=float23", "device=tpu", "mode=FAST", "compute_test_value=yes"],
+)
+def test_a_theano_flag_with_a_value_theano_refuses(theano_python, tmp_path: Path, flags: str) -> None:
+    """Real Theano 1.0.5 importing with a THEANO_FLAGS value outside the setting's options: the
+    import stops with ValueError; the doctor names it from the output alone."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "THEANO_FLAGS": flags}
+    proc = subprocess.run(
+        [theano_python, "-c", "import theano"], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert proc.returncode != 0 and "ValueError" in proc.stderr, proc.stderr[-500:]
+    assert first_id(proc.stderr) == "theano_flag_invalid", proc.stderr[-500:]
+
+
 def test_theano_compile_error_report_in_an_ascii_locale(theano_python, tmp_path: Path) -> None:
     """Theano 1.0.5 reporting a failed compile: Python in an ASCII locale (what a C or missing
     locale gives Python 3.7), g++ in a UTF-8 one (its quotes become U+2018), so compile_str's
@@ -449,3 +559,83 @@ def test_theano_compile_error_report_in_an_ascii_locale(theano_python, tmp_path:
     assert "UnicodeEncodeError: 'ascii' codec can't encode character '\\u2018'" in out, out[-2000:]
     assert "tf.write(compile_stderr)" in out
     assert first_id(out) == "theano_compile_unicode"
+
+
+FLOAT_MIXES = {
+    # TensorType.filter_variable (theano/tensor/type.py): a float64 input given for a float32 one
+    "givens": (
+        "x = T.matrix('x')\ny = T.dmatrix('y')\ntheano.function([y], (x * 2).sum(), givens={x: y})",
+        "TypeError: Cannot convert Type TensorType(float64, matrix)",
+    ),
+    # ConvOp.make_node (theano/tensor/nnet/conv.py): a float32 image with float64 kernels
+    "conv": (
+        "from theano.tensor.nnet import conv\n"
+        "conv.conv2d(T.tensor4('image', dtype='float32'), T.tensor4('kernel', dtype='float64'))",
+        "The image and the kernel must have the same type.inputs(float32), kerns(float64)",
+    ),
+    # rebuild_collect_shared (theano/compile/pfunc.py): a float32 weight updated with a float64 rate
+    "update": (
+        "w = theano.shared(np.ones(3, dtype='float32'), name='w')\nlr = T.dscalar('lr')\n"
+        "theano.function([lr], updates=[(w, w - lr * w)])",
+        "update_val.type=TensorType(float64, vector)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FLOAT_MIXES))
+def test_float32_and_float64_mixed_in_one_theano_graph(theano_python, tmp_path: Path, case: str) -> None:
+    """Real Theano 1.0.5 with floatX=float32 (what GPU users set) meeting a float64 variable:
+    each of its three wordings, and the same text cut after the error line, is float64_gpu."""
+    code, said = FLOAT_MIXES[case]
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "THEANO_FLAGS": "floatX=float32"}
+    proc = subprocess.run(
+        [theano_python, "-c", f"import numpy as np\nimport theano\nimport theano.tensor as T\n{code}"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert said in proc.stderr, proc.stderr[-1500:]
+    assert first_id(proc.stderr) == "float64_gpu", proc.stderr[-1500:]
+    last_line = proc.stderr.strip().splitlines()[-1]
+    assert first_id(last_line) == "float64_gpu", last_line
+
+
+@pytest.mark.slow
+def test_theanos_blas_probe_on_a_numpy_without_blas_opt_info(tmp_path: Path) -> None:
+    """Theano 1.0.5 on Python 3.10 with numpy 1.23.5 (PyPI): numpy no longer writes
+    numpy.distutils.__config__.blas_opt_info there, and Theano's BLAS probe reads it when blas.ldflags
+    is unset. The whole traceback, and pastes cut before its last line or where the chain begins,
+    name blas_opt_info."""
+    python = pyenv_or_skip("3.10")
+    venv = tmp_path / "venv"
+    subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=300)
+    pip = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        + ["Theano==1.0.5", "numpy==1.23.5", "scipy==1.11.4"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "PIP_CONFIG_FILE": os.devnull},
+    )
+    if pip.returncode != 0:
+        pytest.skip(
+            f"needs Theano 1.0.5, numpy 1.23.5 and scipy 1.11.4 from PyPI: {pip.stderr.strip()[-200:]}"
+        )
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    proc = subprocess.run(
+        [str(venv / "bin" / "python"), "-W", "ignore", "-c", "import theano"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert "has no attribute 'blas_opt_info'" in proc.stderr, proc.stderr[-1500:]
+    assert first_id(proc.stderr) == "blas_opt_info"
+    cut = proc.stderr.strip().rsplit("\n", 1)[0]
+    assert "blas_info = np.distutils.__config__.blas_opt_info" in cut
+    assert first_id(cut) == "blas_opt_info", cut[-800:]
+    # cut where the chain begins: the config parser's errors before the probe ran
+    head = proc.stderr[: proc.stderr.index("KeyError: 'blas.ldflags'") + len("KeyError: 'blas.ldflags'")]
+    assert "NoSectionError: No section: 'blas'" in head
+    assert first_id(head) == "blas_opt_info", head[-800:]

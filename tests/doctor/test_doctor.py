@@ -467,3 +467,13 @@ def test_a_known_64_bit_dll_refused_as_win32_means_a_32_bit_python() -> None:
     message = 'Could not load "{}": ' + WINDOWS_MESSAGES[193]
     assert diagnose_text(message.format("cublas64_80.dll"))[0].id == "python_32bit"
     assert diagnose_text(message.format("libgpuarray.dll"))[0].id == "mx_bitness"  # no bitness in the name
+
+
+def test_the_parsed_catalog_shipped_beside_it_is_current() -> None:
+    """catalog.parsed.json is catalog.yaml parsed (what `doctor --log` reads instead of parsing
+    the YAML at every start): regenerate it with `python -m gpuforge.doctor.catalog`."""
+    from gpuforge.doctor.catalog import CATALOG_PATH, parsed_path, parsed_text
+
+    assert parsed_path(CATALOG_PATH).read_text(encoding="utf-8") == parsed_text(CATALOG_PATH), (
+        "run `python -m gpuforge.doctor.catalog`"
+    )

@@ -5,7 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from doctor_eval import REPORTS, evaluate, main, origin_group, read_report, report_files
+from doctor_eval import (
+    REPORTS,
+    SEALED,
+    evaluate,
+    main,
+    origin_group,
+    read_report,
+    report_files,
+    sealed_outcomes,
+)
 
 from gpuforge.doctor.catalog import diagnose_text, load_catalog
 from gpuforge.errors import GpuforgeError
@@ -162,3 +171,9 @@ def test_the_readmes_figures_are_a_run_of_this_catalog_on_this_corpus() -> None:
     }
     saved_verdicts = {r["file"]: (r["verdict"], r["cross_verdict"]) for r in figures["reports"]}
     assert fresh_verdicts == saved_verdicts, f"run `{redo}`"
+    if SEALED.is_dir():  # the sealed reports' verdicts too (scored once, on the whole catalog)
+        sealed = {
+            f"{o.report.path.parent.name}/{o.report.path.name}": o.verdict
+            for o in sealed_outcomes(SEALED, evaluation.ids)
+        }
+        assert sealed == {r["file"]: r["verdict"] for r in figures["sealed_reports"]}, f"run `{redo}`"

@@ -1018,10 +1018,11 @@ def test_build_local_interrupted_then_rerun(tmp_path, record, signum):
 
 
 def test_a_symlinked_theanorc_stays_a_link(tmp_path, record):
-    """A ~/.theanorc linked from a dotfiles folder: the dotfile is migrated, the link stays."""
-    home, dotfiles = tmp_path / "home", tmp_path / "dotfiles"
-    home.mkdir()
-    dotfiles.mkdir()
+    """A ~/.theanorc linked from a dotfiles folder in the home folder: the dotfile is migrated, the
+    link stays. (A link out of the home folder is refused: test_trust.py's redirection family.)"""
+    home = tmp_path / "home"
+    dotfiles = home / "dotfiles"
+    dotfiles.mkdir(parents=True)
     (dotfiles / "theanorc").write_text(USER_RC)
     (home / ".theanorc").symlink_to(dotfiles / "theanorc")
     ran = gpuforge(["theanorc", "migrate", "--yes"], tmp_path / "runs", env=env_with(HOME=str(home)))

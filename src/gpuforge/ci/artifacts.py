@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +26,10 @@ from gpuforge.fileio import read_text, write_atomic
 
 MANIFEST = "manifest.json"
 PACKAGE_PATTERNS = ("*/*.conda", "*/*.tar.bz2")
+# What a manifest may name: a package file in a conda subdir folder, nothing else and nowhere
+# else (a manifest comes from another job: `../build-linux/x.sh` is refused, not copied).
+PACKAGE_REL_RE = re.compile(r"(?:noarch|[a-z]+-[a-z0-9]+)/[A-Za-z0-9_][A-Za-z0-9_.+!-]*\.(?:conda|tar\.bz2)")
+SHA256_RE = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -70,9 +76,14 @@ def write_outputs(job: str, source: Path, dest: Path) -> list[str]:
 
 def _copy(src: Path, dest: Path) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.part")
-    shutil.copyfile(src, tmp)
-    os.replace(tmp, dest)
+    fd, name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)  # exclusive
+    try:
+        with os.fdopen(fd, "wb") as out, open(src, "rb") as inp:
+            shutil.copyfileobj(inp, out)
+        os.replace(name, dest)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
 
 
 def read_manifest(folder: Path) -> tuple[str, dict[str, dict]]:
@@ -88,6 +99,17 @@ def read_manifest(folder: Path) -> tuple[str, dict[str, dict]]:
         raise InputError(
             'not a manifest: expected {"job": ..., "packages": {"<subdir>/<file>": {"sha256": ...}}}', path, 1
         )
+    for rel, meta in packages.items():
+        if not PACKAGE_REL_RE.fullmatch(rel):
+            raise InputError(
+                f"names {rel!r}, not a package file in a subdir folder (<subdir>/<name>.conda or "
+                ".tar.bz2): refused, nothing copied",
+                path,
+            )
+        if not SHA256_RE.fullmatch(meta["sha256"]):
+            raise InputError(
+                f"{rel}: sha256 {meta['sha256']!r} is not 64 lowercase hex digits: refused", path
+            )
     return str(doc.get("job") or Path(folder).name), packages
 
 

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from gpuforge.arguments import output_folder
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.selectors import PLATFORMS
 
@@ -168,7 +169,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     ci_out.add_argument("job", help="the job that built them")
     ci_out.add_argument("--from", dest="source", type=Path, required=True, help="conda-build's output folder")
-    ci_out.add_argument("--to", dest="dest", type=Path, required=True, help="the artifact folder")
+    ci_out.add_argument("--to", dest="dest", type=output_folder, required=True, help="the artifact folder")
     ci_out.set_defaults(func=cmd_ci_outputs)
     ci_collect = ci_cmds.add_parser(
         "collect",

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -12,8 +15,10 @@ import re2
 
 from gpuforge import locations
 from gpuforge.doctor.normalize import evidence_lines, normalize, unwrapped
+from gpuforge.doctor.typos import Corrector, pattern_words
 from gpuforge.errors import GpuforgeError
-from gpuforge.yamlio import expect_list, expect_mapping, read_yaml
+from gpuforge.fileio import read_text
+from gpuforge.yamlio import expect_list, expect_mapping, load_yaml
 
 CATALOG_PATH = locations.CATALOG
 CONDITION = re.compile(
@@ -145,6 +150,7 @@ def compile_pattern(pattern: str) -> re2._Regexp:
     minutes on such lines). RE2 has no backreferences or lookaround; the catalog needs neither."""
     options = re2.Options()
     options.log_errors = False
+    options.case_sensitive = False
     return re2.compile(f"(?m){pattern}".encode(), options)
 
 
@@ -241,13 +247,49 @@ def _ids(item: Any, key: str, path: Path, line: int) -> tuple[str, ...]:
     return tuple(value)
 
 
-@cache
+def parsed_path(path: Path) -> Path:
+    """catalog.yaml's parsed form beside it (catalog.parsed.json), shipped with the package."""
+    return path.with_name(path.stem + ".parsed.json")
+
+
+def parsed_text(path: Path) -> str:
+    """What catalog.parsed.json holds for ``path``: its entries as plain data, each one's line,
+    and the sha256 of the text they were parsed from (`python -m gpuforge.doctor.catalog`
+    writes it; tests/doctor/test_doctor.py fails when it is not current)."""
+    text = read_text(path)
+    data = expect_list(load_yaml(text, path), path, 1, "the catalog (a list of entries)")
+    items = json.loads(json.dumps(data, default=str))
+    lines = [data.lc.item(i)[0] + 1 for i in range(len(data))]
+    doc = {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(), "items": items, "lines": lines}
+    return json.dumps(doc, indent=0, ensure_ascii=False) + "\n"
+
+
+def _catalog_items(path: Path) -> tuple[list[Any], list[int]]:
+    """The catalog's entries as plain data with each one's line. Parsing catalog.yaml (pure-Python
+    YAML) took most of a `doctor --log` run: the parse shipped beside it is used when it was made
+    from this very text (its sha256), else the YAML is parsed."""
+    text = read_text(path)
+    try:
+        doc = json.loads(parsed_path(path).read_text(encoding="utf-8"))
+        if doc["sha256"] == hashlib.sha256(text.encode("utf-8")).hexdigest():
+            return doc["items"], doc["lines"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    data = json.loads(parsed_text(path))
+    return data["items"], data["lines"]
+
+
 def load_catalog(path: Path = CATALOG_PATH) -> tuple[Entry, ...]:
     """Read and validate the catalog; a bad entry is a located error."""
-    data = expect_list(read_yaml(path), path, 1, "the catalog (a list of entries)")
+    return _load_catalog(Path(path))
+
+
+@cache
+def _load_catalog(path: Path) -> tuple[Entry, ...]:
+    data, lines = _catalog_items(path)
     entries, seen = [], set()
     for i, item in enumerate(data):
-        line = data.lc.item(i)[0] + 1
+        line = lines[i]
         expect_mapping(item, path, line, "a catalog entry")
         missing = [k for k in ("id", "title", "cause", "fix", "source") if not item.get(k)]
         if missing:
@@ -289,7 +331,7 @@ def load_catalog(path: Path = CATALOG_PATH) -> tuple[Entry, ...]:
     for e in entries:
         unknown = sorted(set(e.explains + e.candidates) - seen)
         if unknown:
-            line = data.lc.item(entries.index(e))[0] + 1
+            line = lines[entries.index(e)]
             raise GpuforgeError(f"{e.id}: explains/candidates name unknown ids {unknown}", path, line)
     return tuple(entries)
 
@@ -309,12 +351,17 @@ def _line_of(text: bytes, m: re2._Match) -> str:
     return line.decode("utf-8", "replace").strip()[:300]
 
 
-@cache
 def pattern_set(path: Path = CATALOG_PATH) -> tuple[re2.Set, list[bytes]]:
+    return _pattern_set(Path(path))
+
+
+@cache
+def _pattern_set(path: Path) -> tuple[re2.Set, list[bytes]]:
     """Every pattern of the catalog in one RE2 set: one pass over a text tells which of them
     occur at all, so only those are searched again for their last match."""
     options = re2.Options()
     options.log_errors = False
+    options.case_sensitive = False
     patterns = sorted(
         {
             p.pattern
@@ -327,6 +374,16 @@ def pattern_set(path: Path = CATALOG_PATH) -> tuple[re2.Set, list[bytes]]:
         found.Add(pattern)
     found.Compile()
     return found, patterns
+
+
+def corrector(path: Path = CATALOG_PATH) -> Corrector:
+    """Typos corrected toward the words of the catalog's own patterns (typos.py)."""
+    return _corrector(Path(path))
+
+
+@cache
+def _corrector(path: Path) -> Corrector:
+    return Corrector(pattern_words(p.decode("utf-8", "replace") for p in pattern_set(path)[1]))
 
 
 def _text_match(e: Entry, text: bytes, present: set[bytes]) -> tuple[int, str] | None:
@@ -379,7 +436,7 @@ def diagnose_text(text: str, off: dict[str, frozenset[bytes]] | None = None) -> 
     """Entries whose patterns match ``text`` (normalized first), the root cause first.
     ``off``: per entry id, patterns to treat as absent (cross-validation switches off the
     patterns written only from the report's own source)."""
-    text = normalize(text)
+    text = corrector().correct(normalize(text))
     data = "\n".join([text, *evidence_lines(text)]).encode("utf-8", "replace")
     catalog = load_catalog()
     found_set, patterns = pattern_set()
@@ -404,14 +461,21 @@ def diagnose_text(text: str, off: dict[str, frozenset[bytes]] | None = None) -> 
     return order_findings(hits)
 
 
-def diagnose_facts(facts: dict[str, Any], platform: str) -> list[Finding]:
-    """Entries whose fact conditions all hold (``platform``: linux or win)."""
+def diagnose_facts(facts: dict[str, Any], platform: str, stated_only: bool = False) -> list[Finding]:
+    """Entries whose fact conditions all hold (``platform``: linux or win). ``stated_only``: facts
+    read from a paste are partial, so an entry is judged only when every fact its conditions
+    name is stated (``not cuda.driver.loaded`` says nothing when the paste does not say)."""
     findings = []
     for e in load_catalog():
         if not e.facts or not ({"all", platform} & set(e.platforms)):
             continue
+        groups = e.facts
+        if stated_only:  # each group judged on its stated conditions; none stated: no judgement
+            groups = tuple(tuple(c for c in g if lookup(facts, c.path) is not None) for g in e.facts)
+            if not all(groups):
+                continue
         evidence = []
-        for group in e.facts:
+        for group in groups:
             results = [(c, *c.holds(facts)) for c in group]
             held = [(c, value) for c, ok, value in results if ok]
             if not held:
@@ -446,3 +510,10 @@ def diagnose(
             if f.id not in ids and not (f.entry.wrapper and specific_text)
         ]
     return found
+
+
+if __name__ == "__main__":  # python -m gpuforge.doctor.catalog: write catalog.parsed.json
+    from gpuforge.fileio import write_atomic
+
+    write_atomic(parsed_path(CATALOG_PATH), parsed_text(CATALOG_PATH), backup=False)
+    print(f"wrote {parsed_path(CATALOG_PATH)}", file=sys.stderr)

@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from gpuforge.arguments import seconds
+
 
 def cmd_theanorc_show(args: argparse.Namespace) -> int:
     from gpuforge.doctor.theano_show import as_json, format_text, show
@@ -24,8 +26,12 @@ def cmd_theanorc_write(args: argparse.Namespace) -> int:
 
     path = expand(args.path) if args.path else default_path()
     with FileLock(path.parent, f"another write of {path}", folder=True):
-        backup = write_profile(args.profile, path)
-    print(f"wrote {path} (profile {args.profile})" + (f"; the previous file is {backup}" if backup else ""))
+        written = write_profile(args.profile, path)
+    print(
+        written.said(
+            backup=f" (profile {args.profile}); the previous file is {{}}", new=f" (profile {args.profile})"
+        )
+    )
     return 0
 
 
@@ -40,7 +46,7 @@ def cmd_theanorc_migrate(args: argparse.Namespace) -> int:
 
 def migrate(path: Path, yes: bool) -> int:
     from gpuforge.doctor.theanorc import ask, migrate_text, read_theanorc
-    from gpuforge.fileio import write_atomic
+    from gpuforge.fileio import write_file
 
     migration = migrate_text(read_theanorc(path), path)
     if not migration.notes:
@@ -53,14 +59,13 @@ def migrate(path: Path, yes: bool) -> int:
     if not (yes or ask(f"write {path} (the old file is kept as {path.name}.bak)? [y/N] ")):
         print(f"not written: run again with --yes to write {path}")
         return 1
-    backup = write_atomic(path, migration.new)
-    print(f"wrote {path}" + (f"; the previous file is {backup}" if backup else ""))
+    print(write_file(path, migration.new).said())
     return 0
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     from gpuforge.doctor.catalog import entry
-    from gpuforge.doctor.fix import apply_fixes
+    from gpuforge.doctor.fix import apply_fixes, show_foreign_fixes
     from gpuforge.doctor.logs import read_log
     from gpuforge.doctor.probe import parse_report
     from gpuforge.doctor.report import diagnose_facts_report, doctor_log, doctor_python, explain, print_report
@@ -83,7 +88,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     else:
         report = doctor_python(args.python or default_python(), timeout=args.timeout)
     say = (lambda line: print(line, file=sys.stderr)) if args.json else print
-    if args.fix and report.findings:
+    if args.fix and report.findings and args.facts:  # foreign data: shown, never applied here
+        if not args.json:
+            print_report(report)
+        show_foreign_fixes(report.findings, report.facts or {}, out=say)
+    elif args.fix and report.findings:
         if not args.json:
             print_report(report)
         written = apply_fixes(report.findings, report.facts, args.env_file, out=say)
@@ -157,14 +166,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "--fix",
         action="store_true",
         help="apply the safe fixes (a .theanorc key, a pin in --env-file): diff, then an "
-        "atomic write with a .bak backup",
+        "atomic write with a .bak backup; with --facts, show them for the machine that made the "
+        "report (nothing is written here)",
     )
     doctor.add_argument(
         "--env-file", type=Path, help="environment.yml or requirements.txt that --fix may pin packages in"
     )
     doctor.add_argument(
         "--timeout",
-        type=float,
+        type=seconds,
         default=180,
         help="seconds the whole probe may take, the imports included (default: 180)",
     )

@@ -12,6 +12,25 @@ from gpuforge.doctor.catalog import lookup
 OLD_BACKEND_KEY = re.compile(r"^(lib\.cnmem|nvcc\..+)$")
 
 
+def hung_programs(facts: dict[str, Any]) -> list[str]:
+    """What the probe found hanging: its own children past their time, and imports stopped while
+    waiting on a program (Theano's g++); an import that is only slow names no program."""
+    said = []
+    for h in facts.get("hung") or []:
+        waited = " -> ".join(h.get("waiting_on") or [])
+        said.append(
+            f"`{h['command']}` did not finish in {h['seconds']:.1f} s"
+            + (f" (waiting on {waited})" if waited else "")
+        )
+    for name, info in sorted((facts.get("imports") or {}).items()):
+        if isinstance(info, dict) and info.get("timed_out") and info.get("waiting_on"):
+            chain = " -> ".join(info["waiting_on"])
+            said.append(
+                f"`import {name}` did not finish in {info['timed_out']:.1f} s: it was waiting on {chain}"
+            )
+    return said
+
+
 def derive(facts: dict[str, Any]) -> dict[str, Any]:
     """Facts the catalog's conditions need that take more than one probed value."""
     settings = lookup(facts, "config.settings") or {}
@@ -63,6 +82,9 @@ def derive(facts: dict[str, Any]) -> dict[str, Any]:
         derived["lock_held"] = f"{lk['lock_dir']} is held by process {lk.get('pid')} on {lk.get('host')}" + (
             "" if lk.get("alive") else " (liveness unknown)"
         )
+    hung = hung_programs(facts)
+    if hung:
+        derived["hung_program"] = "; ".join(hung)
     derived["env_mismatch"] = env_mismatch(lookup(facts, "path") or {})
     if host_platform(facts) == "win":
         derived["path_spaces_nonascii"] = odd_windows_path(facts, effective)

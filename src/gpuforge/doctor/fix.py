@@ -14,7 +14,7 @@ from gpuforge.doctor.catalog import Finding, lookup
 from gpuforge.doctor.facts import derive
 from gpuforge.doctor.theanorc import comment_out, parse, set_option
 from gpuforge.errors import GpuforgeError
-from gpuforge.fileio import home, read_text, write_atomic
+from gpuforge.fileio import home, read_text, write_file
 from gpuforge.inside import probe as inside_probe
 from gpuforge.interpreters import linux_path
 from gpuforge.locks import FileLock
@@ -206,6 +206,53 @@ def pin_in_env_file(text: str, path: Path, package: str, spec: str) -> str | Non
     return "\n".join(lines) + "\n"
 
 
+FOREIGN_NOTE = (
+    "nothing written: --facts reads a report made by another gpuforge, maybe on another machine; "
+    "the files and values above are that report's, not this machine's: make these changes there "
+    "(or run `gpuforge doctor --fix` there)"
+)
+
+
+def show_foreign_fixes(
+    findings: list[Finding], facts: dict[str, Any], out: Callable[[str], None] = print
+) -> None:
+    """``--fix`` with ``--facts``: the report is foreign data, so its paths and values are shown
+    as what to change on the machine that made it, never written (nor read) here: a report
+    naming any file as its Theano config file, or any program as its g++, changes nothing."""
+    config = facts.get("config") or {}
+    settings = config.get("settings") or {}
+
+    def where(key: str) -> str:
+        current = settings.get(key.lower()) or {}
+        if current.get("source") == "THEANO_FLAGS":
+            return "THEANO_FLAGS"
+        return str(current.get("file") or _rc_target_name(config))
+
+    for f in findings:
+        autofix = f.entry.autofix or {}
+        for key, value in (autofix.get("theanorc") or {}).items():
+            filled = _fill(value, facts)
+            if filled is None:
+                out(f"[{f.id}] no value for {key} in the report: {f.entry.fix}")
+            else:
+                out(f"[{f.id}] there: set {key} = {filled!r} in {where(key)}")
+        for old, new in (autofix.get("theanorc_rename") or {}).items():
+            if old.lower() in settings:
+                now = f"move its value to {new}" if new else "comment it out"
+                out(f"[{f.id}] there: {old} in {where(old)}: {now}")
+        for package, spec in (autofix.get("pin") or {}).items():
+            out(f"[{f.id}] there: pin `{package}{spec}` in the environment file and recreate the environment")
+        if not autofix:
+            out(f"[{f.id}] no safe automatic fix; by hand: {f.entry.fix}")
+    out(FOREIGN_NOTE)
+
+
+def _rc_target_name(config: dict[str, Any]) -> str:
+    files = config.get("files") or []
+    existing = [f["path"] for f in files if f.get("exists")]
+    return str(existing[-1] if existing else files[0]["path"] if files else "~/.theanorc")
+
+
 def on_this_host(config: dict[str, Any], prefix: Path) -> dict[str, Any]:
     """A Windows probe's config facts with each file named by its Linux path under Wine."""
     files = [dict(f, path=str(linux_path(f["path"], prefix))) for f in config.get("files") or []]
@@ -263,7 +310,7 @@ def apply_fixes(
                     "it): nothing written; run `gpuforge doctor --fix` again",
                     path,
                 )
-            backup = write_atomic(path, fixer.texts[path])
-        out(f"wrote {path}" + (f" (backup: {backup})" if backup else " (new file)"))
+            written_file = write_file(path, fixer.texts[path])
+        out(written_file.said(backup=" (backup: {})", new=" (new file)"))
         written.append(path)
     return written

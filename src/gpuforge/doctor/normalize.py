@@ -201,6 +201,9 @@ RULE_SET = _rule_set()
 
 def normalize(text: str) -> str:
     """``text`` with every known variation of wording rewritten to the catalog's form."""
+    # a lone surrogate (a probe report's undecodable bytes, JSON's "\udcff") as its escape: RE2
+    # takes UTF-8, which has none
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     for quote in QUOTES:
         text = text.replace(quote, "'")
     text = text.translate(PUNCTUATION)

@@ -11,6 +11,7 @@ from typing import Any
 
 from gpuforge.doctor.catalog import Entry, Finding, diagnose, lookup
 from gpuforge.doctor.facts import derive, error_text, host_platform
+from gpuforge.doctor.log_facts import diagnose_log
 from gpuforge.doctor.logs import CUT_NOTE, looks_cut
 from gpuforge.doctor.probe import run_probe
 from gpuforge.errors import GpuforgeError
@@ -53,7 +54,7 @@ def doctor_python(
 def doctor_log(text: str) -> Report:
     start = time.monotonic()
     notes = (CUT_NOTE,) if looks_cut(text) else ()
-    return Report(diagnose(text=text), None, time.monotonic() - start, notes)
+    return Report(diagnose_log(text), None, time.monotonic() - start, notes)
 
 
 # --- output ---------------------------------------------------------------------
@@ -66,6 +67,8 @@ def _ver(facts: dict[str, Any], name: str) -> str:
         return f"{name} {info['version']}{api}"
     if info.get("skipped"):
         return f"{name} (not imported)"
+    if info.get("timed_out"):
+        return f"{name} (import stopped at the deadline)"
     if info.get("found"):
         return f"{name} FAILS ({(info.get('error') or {}).get('type', 'error')})"
     return f"{name} -"

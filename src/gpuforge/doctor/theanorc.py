@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpuforge.errors import GpuforgeError
+from gpuforge.fileio import Written, read_text, write_file
 from gpuforge.fileio import home as fileio_home
-from gpuforge.fileio import read_text, write_atomic
 from gpuforge.inside import theanorc_lines
 
 # The configparser rules the host reads a user's file by (theanorc_lines): those of the Python 3
@@ -253,8 +253,8 @@ def default_path() -> Path:
     return home / ".theanorc"
 
 
-def write_profile(name: str, path: Path) -> Path | None:
-    """Write profile ``name`` to ``path`` atomically; returns the backup's path, if any.
+def write_profile(name: str, path: Path) -> Written:
+    """Write profile ``name`` to ``path`` atomically; returns where it landed and its backup.
 
     A file that is one of the profiles is replaced without a backup (`theanorc write` makes
     it again), so the .bak keeps the user's own file through any number of profile writes."""
@@ -262,7 +262,7 @@ def write_profile(name: str, path: Path) -> Path | None:
         old = read_text(path) if path.is_file() else None
     except GpuforgeError:
         old = None
-    return write_atomic(path, PROFILES[name], backup=old not in PROFILES.values())
+    return write_file(path, PROFILES[name], backup=old not in PROFILES.values())
 
 
 @dataclass
@@ -283,52 +283,90 @@ class Migration:
 
 
 class _Migrator:
-    """Rewrites old-backend entries in place; every change leaves a note."""
+    """Rewrites old-backend entries in place; every change leaves a note.
+
+    Linear in the file's size: entries taken out are marked and each section's items rebuilt
+    once at the end, and the options of a section are found through an index, not a scan."""
 
     def __init__(self, sections: list[Section], path: Path) -> None:
         self.sections = sections
         self.path = path
         self.notes: list[str] = []
+        self.by_name: dict[str | None, Section] = {}
+        for section in sections:
+            self.by_name.setdefault(section.name, section)
+        self.taken: set[int] = set()  # id() of the entries taken out
+        self.options: dict[int, dict[str, list[Entry]]] = {}  # id(section) -> option -> entries
 
     def section(self, name: str) -> Section:
-        found = next((s for s in self.sections if s.name == name), None)
+        found = self.by_name.get(name)
         if found is None:
             found = Section(name, f"[{name}]", 0)
             self.sections.append(found)
+            self.by_name[name] = found
         return found
+
+    def _index(self, section: Section) -> dict[str, list[Entry]]:
+        if id(section) not in self.options:
+            index: dict[str, list[Entry]] = {}
+            for e in section.entries:
+                index.setdefault(e.option, []).append(e)
+            self.options[id(section)] = index
+        return self.options[id(section)]
+
+    def find(self, section: Section, option: str) -> Entry | None:
+        """``Section.find``, without the entries taken out."""
+        return next(
+            (e for e in self._index(section).get(option.lower(), []) if id(e) not in self.taken), None
+        )
+
+    def take_out(self, entry: Entry) -> None:
+        """Remove ``entry``'s own lines (when the sections are rebuilt); the comments above it
+        stay where the user wrote them."""
+        self.taken.add(id(entry))
 
     def move(self, entry: Entry, source: Section, target: str, options: list[str], why: str) -> None:
         """Take ``entry`` out of ``source``; set [target] option = its value for each option."""
-        take_out(entry, source)
+        self.take_out(entry)
         old = f"[{source.name}] {entry.key} = {entry.value}"
         dest = self.section(target)
         for option in options:
-            if (existing := dest.find(option)) is not None:
+            if (existing := self.find(dest, option)) is not None:
                 self.notes.append(
                     f"line {entry.line}: {old} dropped: [{target}] {option} is "
                     f"already set" + (f" (line {existing.line})" if existing.line else "")
                 )
                 continue
             comments = [f"# was {old} (gpuforge theanorc migrate)"]
-            dest.items.append(Entry(option, entry.value, 0, [f"{option} = {entry.value}"], comments))
+            added = Entry(option, entry.value, 0, [f"{option} = {entry.value}"], comments)
+            dest.items.append(added)
+            self._index(dest).setdefault(option, []).append(added)
             self.notes.append(f"line {entry.line}: {old} -> [{target}] {option} = {entry.value}: {why}")
 
     def drop(self, entry: Entry, source: Section, why: str) -> None:
-        take_out(entry, source)
+        self.take_out(entry)
         self.notes.append(f"line {entry.line}: [{source.name}] {entry.key} = {entry.value} dropped: {why}")
 
     def run(self) -> list[Section]:
-        had_entries = [s for s in self.sections if s.entries]
+        had_entries = {id(s) for s in self.sections if s.entries}
         for section in list(self.sections):
-            for entry in list(section.entries):
+            for entry in section.entries:  # a new list: entries added meanwhile are not migrated
                 self.entry(section, entry)
+        for section in self.sections:  # the taken-out entries leave only their comments
+            items: list[Entry | str] = []
+            for item in section.items:
+                if isinstance(item, Entry) and id(item) in self.taken:
+                    items += item.comments
+                else:
+                    items.append(item)
+            section.items = items
         # a section left with neither entries nor the user's comments goes (its header line)
         return [
             s
             for s in self.sections
             if s.entries
             or s.name is None
-            or all(s is not h for h in had_entries)
+            or id(s) not in had_entries
             or any(isinstance(i, str) and i.strip() for i in s.items)
         ]
 
@@ -399,12 +437,6 @@ class _Migrator:
                 "cuDNN's forward algorithms are deterministic): set for the backward ones"
             )
         self.move(e, section, "dnn.conv", targets, "; ".join(reasons))
-
-
-def take_out(entry: Entry, section: Section) -> None:
-    """Remove ``entry``'s own lines; the comments above it stay where the user wrote them."""
-    at = section.items.index(entry)
-    section.items[at : at + 1] = entry.comments
 
 
 def migrate_text(text: str, path: Path) -> Migration:

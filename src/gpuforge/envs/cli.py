@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from gpuforge import locations
+from gpuforge.arguments import output_folder
 from gpuforge.errors import GpuforgeError
 from gpuforge.interpreters import host_platform
 
@@ -246,7 +247,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     )
     lock.add_argument("files", nargs="*", type=Path, help="env files (default: envs/*.yml)")
     lock.add_argument("--mirror", default="official", help="mirror to solve on (default: official)")
-    lock.add_argument("--output-dir", type=Path, help="default: envs/locks")
+    lock.add_argument("--output-dir", type=output_folder, help="default: envs/locks")
     lock.set_defaults(func=cmd_envs_lock)
     gpus = envs_cmds.add_parser("gpus", help="which GPU env file for which GPU and driver")
     gpus.add_argument(

@@ -24,6 +24,7 @@ from rattler import MatchSpec, Version, VersionSpec
 from rattler.exceptions import InvalidMatchSpecError, InvalidVersionError, InvalidVersionSpecError
 
 from gpuforge import locations
+from gpuforge.channels import secure_url
 from gpuforge.envs.gpu_envs import GpuEnv
 from gpuforge.envs.mirrors import THIRTY_TWO_BIT_RE, Mirrors
 from gpuforge.envs.records import Records
@@ -199,7 +200,48 @@ def looks_like_path(text: str) -> bool:
     return text.startswith(".") or "/" in text or "\\" in text
 
 
+PIP_URL_OPTIONS = ("--index-url", "-i", "--extra-index-url", "--find-links", "-f")
+PINNED_URL_RE = re.compile(r"#sha256=[0-9a-f]{64}$|@[0-9a-f]{40}(?:#|$)")
+
+
+def _pip_option(env: EnvFile, text: str, line: int) -> None:
+    """An option line of the pip: list (conda writes them into a requirements file): the https
+    rule for its index and links; switching certificate checks off is refused."""
+    option, _, value = text.partition(" ") if " " in text else text.partition("=")
+    value = value.strip()
+    if option == "--trusted-host":
+        env.add(
+            line,
+            f"pip: {text}: --trusted-host turns off pip's certificate checks for that host: "
+            "use its https URL instead",
+        )
+    elif option in PIP_URL_OPTIONS and value and not secure_url(value) and not value.startswith("file:"):
+        env.add(line, f"pip: {text}: not https: packages fetched in the clear can be swapped on the way")
+
+
+def _pip_url(env: EnvFile, text: str, line: int) -> None:
+    """A requirement by URL (``name @ https://...`` or the URL alone): https, pinned to content."""
+    url = text.split("@", 1)[1].strip() if " @ " in text else text
+    bare = url.removeprefix("git+")
+    if not secure_url(bare):
+        env.add(line, f"pip: {text}: not https: packages fetched in the clear can be swapped on the way")
+    if not PINNED_URL_RE.search(url):
+        env.add(
+            line,
+            f"pip: {text}: a URL needs its content pinned: #sha256=<64 hex> on a file, "
+            "@<40-hex commit> on a git URL",
+        )
+
+
 def _add_pip(env: EnvFile, text: str, line: int, lines: list[str]) -> None:
+    if text.startswith("-"):
+        _pip_option(env, text, line)
+        return
+    if "://" in text:
+        _pip_url(env, text, line)
+        if not _has_comment(lines, line):
+            env.add(line, f"pip: {text}: every pin needs a comment saying why")
+        return
     if looks_like_path(text):
         folder = (env.path.parent / text).resolve()
         env.deps.append(Dependency(text, line, project=folder))

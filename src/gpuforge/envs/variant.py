@@ -76,7 +76,9 @@ def _from_pip(entry: str, source: Path, url: str) -> tuple[str | None, str]:
 def write_variant(source: Path, channel: Path, output: Path) -> Path:
     """Write the local channel variant of env file ``source`` to ``output`` (atomically)."""
     source, channel = Path(source), Path(channel)
-    doc = expect_mapping(read_yaml(source), source, 1, "an environment file (channels, dependencies)")
+    doc = expect_mapping(
+        read_yaml(source, comments=True), source, 1, "an environment file (channels, dependencies)"
+    )
     deps = expect_dependencies(doc, source)
     channels = doc.get("channels")
     if channels is None:

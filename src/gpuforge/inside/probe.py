@@ -29,9 +29,10 @@ import time
 import traceback
 
 if __package__:  # imported by gpuforge on the host
-    from gpuforge.inside import theanorc_lines
-else:  # run as a script by the interpreter being diagnosed: its sibling, whatever sys.path holds
+    from gpuforge.inside import proctree, theanorc_lines
+else:  # run as a script by the interpreter being diagnosed: its siblings, whatever sys.path holds
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import proctree
     import theanorc_lines
 
 PROBE_MARK = "GPUFORGE_PROBE "
@@ -58,23 +59,41 @@ def safe(fn, *args):
         return {"probe_error": error_data(exc)}
 
 
+DEADLINE = [None]  # the whole probe's end (time.time()), set by main: no child runs past it
+HUNG = []  # the programs that did not finish in their time (reported as the facts' "hung")
+
+
 def run(cmd, timeout=20):
-    """(exit code, stdout+stderr text) of a command; (None, reason) if it cannot run."""
+    """(exit code, stdout+stderr text) of a command; (None, reason) if it cannot run or hangs.
+
+    The child leads its own process group: past its time (``timeout``, and never past the
+    probe's deadline) the group is killed, what it waited on is recorded in HUNG, and the
+    same program is not started again by this probe."""
+    program = os.path.realpath(cmd[0]) if os.path.isabs(cmd[0]) else cmd[0]
+    if any(h["program"] == program for h in HUNG):
+        return None, "not run: %s hung before in this probe" % cmd[0]
+    if DEADLINE[0] is not None:
+        timeout = max(0.5, min(timeout, DEADLINE[0] - time.time() - 2))
     out = tempfile.TemporaryFile()
     try:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, **proctree.group_kwargs())
     except (OSError, ValueError) as exc:
         out.close()
         return None, str(exc)
     deadline = time.time() + timeout
     while proc.poll() is None and time.time() < deadline:
         time.sleep(0.01)
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
+    hung = proc.poll() is None
+    if hung:
+        HUNG.append({"program": program, "command": " ".join(cmd)[:200], "seconds": round(timeout, 1),
+                     "waiting_on": proctree.waiting_on(proc.pid)})
+    proctree.kill_group(proc)  # whatever it left running too
+    proc.wait()
     out.seek(0)
     text = out.read().decode("utf-8", "replace")
     out.close()
+    if hung:
+        return None, "did not finish in %.0f s (stopped): %s" % (timeout, text[-300:])
     return proc.returncode, text
 
 
@@ -722,7 +741,7 @@ def import_facts(self_cmd, skip, timeout, shadows):
         out = tempfile.TemporaryFile()
         try:
             proc = subprocess.Popen(self_cmd + [os.path.abspath(__file__), "--import", name, with_cwd],
-                                    stdout=out, stderr=subprocess.STDOUT)
+                                    stdout=out, stderr=subprocess.STDOUT, **proctree.group_kwargs())
         except (OSError, ValueError) as exc:
             results[name]["error"] = {"type": type(exc).__name__, "message": str(exc), "traceback": []}
             out.close()
@@ -733,9 +752,10 @@ def import_facts(self_cmd, skip, timeout, shadows):
         time.sleep(0.02)
     for name, (proc, out) in children.items():
         if proc.poll() is None:
-            proc.kill()
-            proc.wait()
             results[name]["timed_out"] = timeout
+            results[name]["waiting_on"] = proctree.waiting_on(proc.pid)
+        proctree.kill_group(proc)  # a timed-out import, and whatever an import left running
+        proc.wait()
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
         out.close()
@@ -812,6 +832,7 @@ def probe(self_cmd, timeout):
                             shadows)
     if "probe_error" not in facts["imports"] and "probe_error" not in facts["compiler"]:
         facts["gpuarray_header"] = safe(header_facts, facts["imports"], config, facts["compiler"])
+    facts["hung"] = HUNG
     facts["seconds"] = time.time() - start
     return facts
 
@@ -832,6 +853,7 @@ def main(argv):
             deadline = float(args.pop(0))
     if deadline is not None:
         timeout = max(0.1, min(timeout, deadline - time.time()))
+    DEADLINE[0] = time.time() + timeout
     try:
         facts = probe(self_cmd, timeout)
     except BaseException as exc:  # never crash: the host reads this

@@ -42,6 +42,7 @@ from gpuforge.recipes.variants import load_config
 from gpuforge.interpreters import Interpreter
 from gpuforge.fileio import remove_tree
 
+STEP_TIMEOUT_S = 3600  # one step of a build (a pip install, cmake, the build script); past an hour it hangs
 PLATFORM = "linux-64"
 # conda names that are the same project on PyPI.
 PYPI_NAMES = {"numpy", "scipy", "six", "cython", "mako", "setuptools", "pip", "nose", "wheel"}
@@ -165,11 +166,14 @@ class BuildLocal:
         src = self.rendered.meta.get("source") or {}
         extra = self.rendered.meta.get("extra") or {}
         alternates = tuple(v for k, v in extra.items() if k.endswith("sha256"))
-        source = Source(str(src.get("url", "")), str(src.get("sha256", "")), alternates)
         if self.source_path is None and "url" not in src and "path" in src:
             tree = (self.recipe.path / str(src["path"])).resolve()
             self.say(f"source: {tree} (the recipe's own files)")
             return unpack(tree, self.work / "src")
+        try:
+            source = Source(str(src.get("url", "")), str(src.get("sha256", "")), alternates)
+        except GpuforgeError as exc:
+            raise GpuforgeError(exc.message, self.recipe.meta_path) from None
         if self.source_path is None:
             tarball = fetch(source, self.cache_dir, say=self.say)
         elif self.source_path.is_dir():
@@ -343,13 +347,19 @@ class BuildLocal:
                                    stderr=subprocess.STDOUT, text=True, errors="replace")
             tail: list[str] = []
             assert proc.stdout is not None
-            for line in proc.stdout:
-                fh.write(line)
-                if echo:
-                    self.say("    " + line.rstrip())
-                tail = (tail + [line.rstrip()])[-15:]
-            code = proc.wait()
-            processes.forget(proc)
+            try:
+                with processes.deadline(proc, STEP_TIMEOUT_S):
+                    for line in proc.stdout:
+                        fh.write(line)
+                        if echo:
+                            self.say("    " + line.rstrip())
+                        tail = (tail + [line.rstrip()])[-15:]
+                    code = proc.wait()
+            except processes.TimedOut as exc:
+                proc.wait()
+                raise GpuforgeError(f"{exc.line()}; full log: {log}") from None
+            finally:
+                processes.forget(proc)
             processes.check_stop()
         if code != 0:
             shown = "\n".join("    | " + ln for ln in tail)

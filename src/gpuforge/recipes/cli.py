@@ -7,6 +7,9 @@ import json
 import sys
 from pathlib import Path
 
+from gpuforge.arguments import output_folder
+from gpuforge.channels import channel_argument
+
 from gpuforge import locations
 from gpuforge.errors import GpuforgeError
 from gpuforge.recipes.selectors import PLATFORMS
@@ -140,9 +143,9 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "build", parents=[common],
         help="build with the real conda-build; install and test the packages with py-rattler")
     conda_build.add_argument("recipe", nargs="*", help="recipe names or folders (default: all)")
-    conda_build.add_argument("--output-folder", type=Path, default=Path("channel"),
+    conda_build.add_argument("--output-folder", type=output_folder, default=Path("channel"),
                              help="the local channel built into (default: channel)")
-    conda_build.add_argument("--channel", action="append",
+    conda_build.add_argument("--channel", action="append", type=channel_argument,
                              help="channel for build/host/run requirements (repeatable; default: "
                                   + ", ".join(DEFAULT_CHANNELS) + "); an unreachable one is "
                                   "skipped, and what needs it is not done, saying so")
@@ -160,7 +163,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                        help="local source tarball or tree instead of downloading")
     build.add_argument("--prefix", type=Path,
                        help="scratch prefix (a venv); reuse one to build pygpu on libgpuarray")
-    build.add_argument("--work-dir", type=Path, default=Path("build/local"),
+    build.add_argument("--work-dir", type=output_folder, default=Path("build/local"),
                        help="where sources, logs and the default prefix go (default: build/local)")
     build.add_argument("--cache-dir", type=Path,
                        help="download cache (default: $GPUFORGE_CACHE or ~/.cache/gpuforge)")

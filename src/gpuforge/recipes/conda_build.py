@@ -157,7 +157,13 @@ def build(recipes_dir: Path, names: list[str] | None, output: Path, tools: Conda
         before = _built_packages(output)
         with tempfile.TemporaryDirectory(prefix="gpuforge-conda-build-") as work:
             proc = processes.run(
-                args, env=tools.env(Path(work)), capture_output=True, text=True, timeout=BUILD_TIMEOUT_S
+                args,
+                env=tools.env(Path(work)),
+                capture_output=True,
+                text=True,
+                timeout=BUILD_TIMEOUT_S,
+                progress=lambda s: say(f"  conda build {recipe.name}: still running ({s / 60:.0f} min)"),
+                progress_every=60,
             )
         log = output / f"{recipe.name}.build.log"
         log.write_text(proc.stdout + proc.stderr, encoding="utf-8")

@@ -86,13 +86,11 @@ def _from_vendor(vendor: Path, cache: Path) -> CondaTools:
                     text=True,
                     errors="replace",
                     timeout=INSTALL_TIMEOUT_S,
+                    progress=lambda s: print(f"conda tools: still installing ({s:.0f} s)", file=sys.stderr),
                 )
-            except subprocess.TimeoutExpired:
+            except processes.TimedOut as exc:
                 shutil.rmtree(venv, ignore_errors=True)
-                raise GpuforgeError(
-                    f"{vendor / 'install.sh'} did not finish in {INSTALL_TIMEOUT_S} s and was stopped "
-                    "(a hung pip or a slow index): run it again"
-                ) from None
+                raise GpuforgeError(f"{exc.line()} (a hung pip or a slow index): run it again") from None
             if proc.returncode != 0:
                 last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
                 shutil.rmtree(venv, ignore_errors=True)

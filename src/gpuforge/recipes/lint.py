@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -335,20 +336,28 @@ def lint(recipes_dir: Path, names: list[str] | None = None, config_path: Path | 
     return sorted(out.problems)
 
 
+SMITHY_TIMEOUT_S = 300  # conda-smithy's lint of every recipe takes ~20 s here; past 5 min it hangs
 SMITHY_HEADER_RE = re.compile(r"^(?P<path>\S.*) (?:has some (?P<kind>lint|suggestions):|is in fine form)$")
 
 
 def _smithy_run(tools: CondaTools, recipe_files: list[Path], work: Path) -> tuple[list[Problem], set[str]]:
     """One `conda-smithy recipe-lint` of these recipes: the problems, and the folders it reported."""
     folders = {str(f.parent): f for f in recipe_files}
-    proc = processes.run(
-        [str(tools.smithy), "recipe-lint", *folders],
-        capture_output=True,
-        text=True,
-        errors="replace",
-        timeout=600,
-        env=tools.env(work),
-    )
+    try:
+        proc = processes.run(
+            [str(tools.smithy), "recipe-lint", *folders],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=SMITHY_TIMEOUT_S,
+            env=tools.env(work),
+            progress=lambda s: print(f"conda-smithy recipe-lint: still running ({s:.0f} s)", file=sys.stderr),
+        )
+    except processes.TimedOut as exc:
+        raise GpuforgeError(
+            f"{exc.line()}: run `{tools.smithy} recipe-lint RECIPE` by hand to see where it waits, or "
+            "lint without it (--conda-smithy skip)"
+        ) from None
     problems, reported, current, kind = [], set(), None, None
     for line in proc.stdout.splitlines():
         if m := SMITHY_HEADER_RE.match(line):

@@ -1,6 +1,6 @@
 """Render conda-build recipes (meta.yaml) for each variant, the way conda-build does.
 
-Order as in conda-build: Jinja2 first (with ``compiler()``, ``stdlib()``, ``pin_compatible()``,
+Order as in conda-build: Jinja2 first (in a sandbox with bounded time and size: recipes/sandbox.py) (with ``compiler()``, ``stdlib()``, ``pin_compatible()``,
 ``environ``, ``PY_VER`` ... and the variant's keys), then line selectors, then
 YAML. Bare build/host requirements named like a variant key get that key's
 value (``numpy`` -> ``numpy 1.16.*``). ``requirements`` is what conda-build renders
@@ -23,6 +23,7 @@ import jinja2
 import jinja2.meta
 
 from gpuforge.errors import GpuforgeError
+from gpuforge.recipes.sandbox import RecipeSandbox, safe_os
 from gpuforge.recipes.selectors import platform_namespace, select_lines, selector_of, variant_namespace
 from gpuforge.recipes.variants import Variant, VariantConfig, load_config
 from gpuforge.fileio import read_text
@@ -155,7 +156,7 @@ def used_keys(recipe: Recipe, config: VariantConfig) -> set[str]:
     """Variant keys the recipe refers to (conda-build's "used variables")."""
     keys = set(config.values)
     used: set[str] = set()
-    env = jinja2.Environment()
+    env = RecipeSandbox()
     try:
         names = jinja2.meta.find_undeclared_variables(env.parse(recipe.text))
     except jinja2.TemplateSyntaxError as exc:
@@ -209,7 +210,7 @@ def _jinja_context(platform: str, variant: Variant, pins: dict[str, dict[str, An
         stdlib=stdlib,
         pin_compatible=pin_compatible,
         environ=dict(os.environ),
-        os=os,
+        os=safe_os(dict(os.environ)),
         target_platform=platform,
         build_platform=platform,
         CPU_COUNT=str(os.cpu_count() or 1),
@@ -277,12 +278,16 @@ def render(recipe: Recipe, platform: str, variant: Variant, full_variant: Varian
            ) -> Rendered:
     """Render ``recipe`` for one platform and variant."""
     full = dict(full_variant or variant)
-    env = jinja2.Environment(undefined=_MarkUndefined, keep_trailing_newline=True)
+    env = RecipeSandbox(undefined=_MarkUndefined, keep_trailing_newline=True)
     pins: dict[str, dict[str, Any]] = {}
     try:
-        text = env.from_string(recipe.text).render(_jinja_context(platform, full, pins))
+        text = env.render_bounded(recipe.text, _jinja_context(platform, full, pins))
     except jinja2.TemplateSyntaxError as exc:
         raise GpuforgeError(f"Jinja2: {exc.message}", recipe.meta_path, exc.lineno) from None
+    except jinja2.exceptions.SecurityError as exc:
+        raise GpuforgeError(
+            f"Jinja2 sandbox: {str(exc).rstrip('.')}: refused", recipe.meta_path, _jinja_error_line(exc)
+        ) from None
     except GpuforgeError as exc:
         raise GpuforgeError(exc.message, recipe.meta_path, _jinja_error_line(exc)) from None
     except Exception as exc:  # noqa: BLE001 - undefined names, bad filters: the recipe's error

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from gpuforge import locations
+from gpuforge.arguments import count, output_folder
 from gpuforge.errors import GpuforgeError
 
 NO_ENVS_DIR = (
@@ -81,13 +82,13 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     smoke.add_argument("--list", action="store_true", help="list the targets and exit")
     smoke.add_argument(
         "--jobs",
-        type=int,
+        type=count(1),
         metavar="N",
         help="targets run at once (default: one per core; 1 runs them one after another)",
     )
     smoke.add_argument(
         "--report-dir",
-        type=Path,
+        type=output_folder,
         default=Path("reports"),
         help="where gpu_smoke.json and gpu_smoke.junit.xml go (default: reports)",
     )
@@ -107,8 +108,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     smoke.add_argument(
         "--fresh", action="store_true", help="recreate the target environments and Theano's compile cache"
     )
-    smoke.add_argument("--iters", type=int, default=1000, help="exp() loop length (default 1000)")
+    smoke.add_argument("--iters", type=count(1), default=1000, help="exp() loop length (default 1000)")
     smoke.add_argument(
-        "--steps", type=int, default=300, help="logistic regression training steps (default 300)"
+        "--steps", type=count(1), default=300, help="logistic regression training steps (default 300)"
     )
     smoke.set_defaults(func=cmd_smoke)

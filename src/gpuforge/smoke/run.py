@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -73,6 +72,9 @@ def name_failure(text: str) -> list[dict[str, str]]:
     return [f.as_json() for f in catalog.diagnose_text(text)]
 
 
+HUNG_MARK = "hung: "  # a check process stopped past its time (what it waited on follows)
+
+
 def run_checks(
     python: str,
     env: dict[str, str] | None,
@@ -80,8 +82,11 @@ def run_checks(
     args: list[str],
     cwd: Path,
     timeout: float = 600,
+    progress: Callable[[float], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run the checks in one process of ``python``; a crash fails the checks it left."""
+    """Run the checks in one process of ``python``; a crash fails the checks it left, and a
+    hang (past ``timeout``: killed with what it started) fails them naming what it waited on.
+    ``progress(seconds)`` is called every 30 s while they run."""
     cmd = [*python_command(python), script_path(python, CHECKS_SCRIPT), *checks, *args]
     try:
         proc = processes.run(
@@ -92,11 +97,12 @@ def run_checks(
             cwd=cwd,
             timeout=timeout,
             errors="replace",
+            progress=progress,
         )
         stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
-    except subprocess.TimeoutExpired as exc:
-        stdout = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else ""
-        stderr, code = f"timed out after {timeout:.0f} s", -1
+    except processes.TimedOut as exc:
+        stdout = exc.stdout if isinstance(exc.stdout, str) else ""
+        stderr, code = HUNG_MARK + exc.line(), -1
     results = []
     for line in stdout.splitlines():
         if line.startswith(RESULT_MARK):
@@ -111,7 +117,9 @@ def run_checks(
                 {
                     "check": name,
                     "status": "fail",
-                    "reason": f"the check process ended (exit {code}) before this check",
+                    "reason": stderr
+                    if stderr.startswith(HUNG_MARK)
+                    else f"the check process ended (exit {code}) before this check",
                     "error": {"message": stderr[-2000:]},
                 }
             )
@@ -306,11 +314,17 @@ def _check_env(
     with ThreadPoolExecutor(1) as pool:
         imports = pool.submit(import_tests, tenv, scratch)
         result.checks = run_checks(
-            str(tenv.python), tenv.env(), CHECKS, _check_args(target, settings), cwd=scratch
+            str(tenv.python),
+            tenv.env(),
+            CHECKS,
+            _check_args(target, settings),
+            cwd=scratch,
+            progress=lambda s: say(f"[{target.name}] checks still running ({s:.0f} s)"),
         )
         result.import_tests = imports.result()
     result = conclude(result, start, note)
-    if result.status == "fail" and not tenv.created:
+    hung = any(str(c.get("reason", "")).startswith(HUNG_MARK) for c in result.checks)
+    if result.status == "fail" and not tenv.created and not hung:
         result.hint = (
             f"{tenv.root} was made by an earlier run: if it is damaged, "
             f"`gpuforge smoke --target {target.name} --fresh` remakes it"
@@ -370,7 +384,12 @@ def run_python(python: str, settings: Settings, say: Callable[[str], None]) -> T
     say(f"[{result.name}] checks: {', '.join(CHECKS)}")
     result.python = python
     result.checks = run_checks(
-        python, None, CHECKS, ["--iters", str(settings.iters), "--steps", str(settings.steps)], cwd=scratch
+        python,
+        None,
+        CHECKS,
+        ["--iters", str(settings.iters), "--steps", str(settings.steps)],
+        cwd=scratch,
+        progress=lambda s: say(f"[{result.name}] checks still running ({s:.0f} s)"),
     )
     return conclude(result, start)
 

@@ -27,6 +27,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -360,10 +361,59 @@ class TargetEnv:
         return env
 
 
-def _run(cmd: list[str], cwd: Path | None = None) -> None:
-    proc = processes.run(cmd, capture_output=True, text=True, errors="replace", cwd=cwd)
+# One step of making an environment (a venv, a pip install, a conda create, a wheel build) may
+# download gigabytes; past an hour it is hung, not slow. Each step says it is still running.
+STEP_TIMEOUT_S = 3600
+STILL_RUNNING_EVERY_S = 30
+DISK_FULL_RE = re.compile(r"No space left on device|\[Errno 28\]|File too large|\[Errno 27\]|ENOSPC|EFBIG")
+
+
+LOW_DISK_BYTES = 64 * 1024 * 1024
+
+
+def free_bytes(folder: Path) -> int:
+    """Free space where ``folder`` (or its nearest existing parent) is."""
+    for candidate in (folder, *folder.parents):
+        try:
+            return shutil.disk_usage(candidate).free
+        except OSError:
+            continue
+    return LOW_DISK_BYTES
+
+
+def _run(
+    cmd: list[str], say: Callable[[str], None], cwd: Path | None = None, disk: Path | None = None
+) -> None:
+    """One step of making an environment: time-limited, never silent, its failure named."""
+    shown = " ".join([Path(cmd[0]).name, *cmd[1:4]]) + (" ..." if len(cmd) > 4 else "")
+    try:
+        proc = processes.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            cwd=cwd,
+            timeout=STEP_TIMEOUT_S,
+            progress=lambda s: say(f"  still running ({s:.0f} s): {shown}"),
+            progress_every=STILL_RUNNING_EVERY_S,
+        )
+    except processes.TimedOut as exc:
+        raise GpuforgeError(
+            f"{exc.line()}: a network or a tool that hangs; run it by hand to see where it waits, "
+            f"or set {processes.CHILD_TIMEOUT_ENV} to end such steps sooner"
+        ) from None
     if proc.returncode != 0:
-        tail = "\n".join("    | " + ln for ln in (proc.stdout + proc.stderr).splitlines()[-12:])
+        output = proc.stdout + proc.stderr
+        tail = "\n".join("    | " + ln for ln in output.splitlines()[-12:])
+        full = DISK_FULL_RE.search(output)
+        if not full and disk is not None and free_bytes(disk) < LOW_DISK_BYTES:
+            full = re.search(".+", f"{free_bytes(disk) // 1024 // 1024} MiB free")
+        if full:
+            said = next((ln.strip() for ln in output.splitlines() if full.group(0) in ln), full.group(0))
+            raise GpuforgeError(
+                f"the disk is full (or a file size limit was reached) while `{shown}` ran: {said}; free "
+                "space where the environments live, or set GPUFORGE_CACHE to a folder on another disk"
+            )
         raise GpuforgeError(f"`{' '.join(cmd)}` failed (exit {proc.returncode}):\n{tail}")
 
 
@@ -455,11 +505,16 @@ def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None
     )
     if base is None:
         raise GpuforgeError(f"target {target.name}: no interpreter for {target.python}")
-    cmd = [base, "-m", "venv", str(root)]
+    # venv's own ensurepip step hides its error ("Command [...ensurepip...] returned non-zero
+    # exit status 1"): run as a step of its own, a full disk shows as one
+    cmd = [base, "-m", "venv", "--without-pip", str(root)]
     if target.system_site_packages:
         cmd.insert(3, "--system-site-packages")
     say(f"creating venv {root} from {base}")
-    _run(cmd)
+    _run(cmd, say, disk=root.parent)
+    _run(
+        [str(root / "bin" / "python"), "-m", "ensurepip", "--upgrade", "--default-pip"], say, disk=root.parent
+    )
     if target.pip:
         say(f"pip install {' '.join(target.pip)}")
         _run(
@@ -471,7 +526,8 @@ def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None
                 "-q",
                 "--disable-pip-version-check",
                 *target.pip,
-            ]
+            ],
+            say,
         )
 
 
@@ -494,7 +550,12 @@ def _create_conda(target: Target, root: Path, channel: Path | None, say: Callabl
     # relative to it (conda runs pip there, conda/env/pip_util.py get_pip_workdir; micromamba
     # resolves them from the working directory, mamba-org/mamba#1154).
     with CONDA_LOCK:
-        _run([*create, "-p", str(root), "-f", str(env_file.resolve())], cwd=env_file.resolve().parent)
+        _run(
+            [*create, "-p", str(root), "-f", str(env_file.resolve())],
+            say,
+            cwd=env_file.resolve().parent,
+            disk=root.parent,
+        )
 
 
 def unpack_embeddable(embed: Path, dest: Path) -> Path:
@@ -548,7 +609,8 @@ def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[
             "-w",
             str(tmp / "wheels"),
             str(sdist),
-        ]
+        ],
+        say,
     )
     for wheel in [*wheels, *(tmp / "wheels").glob("*.whl")]:
         with zipfile.ZipFile(wheel) as zf:
@@ -565,6 +627,7 @@ def _create_windows(target: Target, root: Path, cache_dir: Path, say: Callable[[
         text=True,
         errors="replace",
         env=wine_env(python, None),
+        timeout=STEP_TIMEOUT_S,
     )
     if proc.returncode != 0:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]

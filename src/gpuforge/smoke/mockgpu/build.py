@@ -22,6 +22,7 @@ HERE = locations.MOCKGPU
 SHIMS = ("theano-gpu-config", "shims")  # in the checkout's recipes/
 PATCHES = ("libgpuarray", "patches")
 GCC = "gcc"
+COMPILE_TIMEOUT_S = 900  # a compile or a cmake step; libgpuarray's whole build takes ~1 min on 2 cores
 MINGW = "x86_64-w64-mingw32-gcc"
 APT = "`apt-get install -y gcc gcc-mingw-w64-x86-64-win32` (ci/apt-packages.txt)"
 SOURCE_ENV = "GPUFORGE_LIBGPUARRAY_SOURCE"
@@ -57,7 +58,9 @@ def _digest(*parts: bytes) -> str:
 def _compile(compiler: str, args: list[str], cwd: Path) -> None:
     if shutil.which(compiler) is None:
         raise GpuforgeError(f"no {compiler} on PATH: {APT}")
-    proc = processes.run([compiler, *args], cwd=cwd, capture_output=True, text=True)
+    proc = processes.run(
+        [compiler, *args], cwd=cwd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S
+    )
     if proc.returncode != 0:
         raise GpuforgeError(f"{compiler} {' '.join(args)} failed: {proc.stderr.strip()[-600:]}")
 
@@ -164,7 +167,9 @@ def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None
     def make(out: Path) -> None:
         tree = unpack(src, out / "src")
         for patch in patches:
-            proc = processes.run(["patch", "-p1", "-i", str(patch)], cwd=tree, capture_output=True, text=True)
+            proc = processes.run(
+                ["patch", "-p1", "-i", str(patch)], cwd=tree, capture_output=True, text=True, timeout=60
+            )
             if proc.returncode != 0:
                 raise GpuforgeError(f"{patch.name} does not apply: {proc.stdout.strip()[-400:]}", patch)
         say(f"building the patched libgpuarray ({len(patches)} patches) with cmake")
@@ -172,7 +177,7 @@ def patched_libgpuarray(cache_dir: Path | None = None, say: Callable[[str], None
             ["cmake", "-S", str(tree), "-B", str(out / "build"), "-DCMAKE_BUILD_TYPE=Release"],
             ["cmake", "--build", str(out / "build"), "--target", "gpuarray", "--", f"-j{os.cpu_count()}"],
         ):
-            proc = processes.run(cmd, capture_output=True, text=True)
+            proc = processes.run(cmd, capture_output=True, text=True, timeout=COMPILE_TIMEOUT_S)
             if proc.returncode != 0:
                 tail = (proc.stderr or proc.stdout).strip()[-600:]
                 raise GpuforgeError(f"{' '.join(cmd[:2])} failed: {tail}")

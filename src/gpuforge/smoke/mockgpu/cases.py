@@ -119,7 +119,10 @@ def assemble(ptx_dir: Path, cc: str, cache_dir: Path, say: Callable[[str], None]
             )
             continue
         proc = processes.run(
-            [str(ptxas), f"-arch={arch}", str(ptx), "-o", os.devnull], capture_output=True, text=True
+            [str(ptxas), f"-arch={arch}", str(ptx), "-o", os.devnull],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         if proc.returncode == 0:
             done["assembled"] += 1
@@ -157,7 +160,8 @@ def _theano_python(cache_dir: Path) -> str:
 def run_linux(config: Config, work: Path, cache_dir: Path, say: Callable[[str], None]) -> Outcome:
     if (
         not Path(SYSTEM_PYTHON).exists()
-        or processes.run([SYSTEM_PYTHON, "-c", "import pygpu"], capture_output=True).returncode != 0
+        or processes.run([SYSTEM_PYTHON, "-c", "import pygpu"], capture_output=True, timeout=60).returncode
+        != 0
     ):
         raise Unavailable(
             "Debian's python3-pygpu (libgpuarray3 0.7.6) is not importable by "

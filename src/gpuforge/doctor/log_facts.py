@@ -1,0 +1,258 @@
+"""Facts a pasted log states, typed and located: what the live probe gathers, read from text.
+
+A user's paste names its environment in many places: a pip or conda listing (`numpy 1.24.3`,
+`numpy==1.24.3`, `cudnn  7.6.5  cuda10.1_0`), a traceback's paths (`python3.7/site-packages`,
+`Python36-32\\lib`), Theano's own lines (`Using cuDNN version 7605`, `Mapped name None to device
+cuda0: GeForce GTX 1080`), nvidia-smi's table (`Driver Version: 418.67  CUDA Version: 10.1`),
+library names (`nvrtc64_90.dll`, `libcudnn.so.8`), wheel tags (`cp37-cp37m-win32`, `+cu113`) and
+prose ("with cuDNN 8.0.5 on an RTX 3090"). ``extract`` puts each into the probe's shape (the
+same paths: ``imports.numpy.version``, ``cuda.cudnn.version``, ``python.bits`` ...) with the line
+it came from, so the catalog's fact rules (catalog.yaml ``facts:``, facts.py, gpu_fit.py) judge a
+paste as they judge a probed environment: one rule per cause.
+
+A fact stated twice with different values (a user who tried two versions) is dropped: only what
+the paste says without contradiction is judged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from gpuforge.doctor import gpu_fit
+from gpuforge.doctor.catalog import Finding, diagnose_facts, diagnose_text, lookup
+from gpuforge.doctor.gpu_names import NAME_RE, compute_capability
+
+V = r"(\d+\.\d+(?:\.\d+)?)"  # a version: major.minor[.patch]
+SEP = r"(?:\s*[=:]=?\s*|\s+v?|-(?=\d))"  # numpy==1.2, numpy 1.2, numpy-1.2 (a wheel), numpy: 1.2
+
+
+@dataclass(frozen=True)
+class Fact:
+    path: str  # the probe's fact path
+    value: Any
+    line: str  # the paste's line it was read from
+
+
+def _cudnn_number(n: str) -> str:
+    """cuDNN's CUDNN_VERSION as Theano prints it: 1000*major + 100*minor + patch up to 8.x
+    (7605 = 7.6.5), 10000*major + 100*minor + patch from 9.0 (91900 = 9.19.0)."""
+    v = int(n)
+    if v >= 90000:
+        return f"{v // 10000}.{v % 10000 // 100}.{v % 100}"
+    return f"{v // 1000}.{v % 1000 // 100}.{v % 100}"
+
+
+def _nvrtc_dll(m: re.Match[str]) -> str:
+    """nvrtc64_90.dll -> 9.0, nvrtc64_102_0.dll -> 10.2, nvrtc64_112_0.dll -> 11.2."""
+    digits = m.group(1)
+    return f"{digits[:-1]}.{digits[-1]}"
+
+
+def _cu_tag(m: re.Match[str]) -> str:
+    """PyTorch's +cu113 / cu102 wheel tag -> 11.3 / 10.2."""
+    digits = m.group(1)
+    return f"{digits[:-1]}.{digits[-1]}"
+
+
+# (fact path, pattern, value of the match): the first group unless a function says otherwise
+RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None], ...] = tuple(
+    (path, re.compile(pattern, re.I | re.M), value)
+    for path, pattern, value in (
+        # Python: its banner, its site-packages, Windows' install folders, wheel tags
+        ("python.version", r"\bPython ([23]\.\d{1,2})(?:\.\d+)?\b(?! ?-?bit)", None),
+        ("python.version", r"[/\\]python([23]\.\d{1,2})[/\\](?:site|dist)-packages", None),
+        ("python.version", r"[/\\]Python([23])(\d{1,2})(?:-32)?[/\\]", lambda m: f"{m[1]}.{m[2]}"),
+        ("python.version", r"\bcp([23])(\d{1,2})-cp\d+m?-", lambda m: f"{m[1]}.{m[2]}"),
+        ("python.bits", r"\[MSC v\.\d+ (32|64) bit", lambda m: int(m[1])),
+        ("python.bits", r"[/\\]Python\d{2,3}-32[/\\]", lambda m: 32),
+        (
+            "python.bits",
+            r"\bcp\d{2,3}m?-win32\.whl|\bPython \d\.\d+(?:\.\d+)? \((?:32|32-bit)\)",
+            lambda m: 32,
+        ),
+        ("python.bits", r"\b(32|64)[- ]bit (?:Python|Anaconda|Miniconda|interpreter)", lambda m: int(m[1])),
+        # the stack's packages: listings, wheels and prose
+        ("imports.theano.version", rf"\bTheano{SEP}{V}(?![\w.])", None),
+        ("imports.pygpu.version", rf"\b(?:pygpu|libgpuarray){SEP}(0\.\d+\.\d+)\b", None),
+        ("imports.pygpu.version", r"Your installed version of pygpu\((\d+\.\d+\.\d+)", None),
+        ("imports.numpy.version", rf"\bnumpy{SEP}{V}(?![\w.])", None),
+        ("imports.numpy.version", r"[/\\]numpy-(\d+\.\d+\.\d+)(?:\.dist-info|-py)", None),
+        # cuDNN: Theano's own line, listings, library names, prose
+        ("cuda.cudnn.version", r"Using cuDNN version (\d{4,6})\b", lambda m: _cudnn_number(m[1])),
+        ("cuda.cudnn.version", rf"\bcu[dD][nN][nN]{SEP}{V}(?![\w.])", None),
+        ("cuda.cudnn.version", r"\bcudnn64_(\d+)\.dll", lambda m: m[1]),
+        ("cuda.cudnn.version", r"\blibcudnn\.so\.(\d+(?:\.\d+){0,2})\b", None),
+        # the CUDA an environment compiles with: NVRTC's library, the toolkit package, nvcc, tags
+        ("cuda.nvrtc.version", r"\bnvrtc64_(\d{2,3})(?:_0)?\.dll", _nvrtc_dll),
+        ("cuda.nvrtc.version", r"\blibnvrtc\.so\.(\d+\.\d+)", None),
+        ("cuda.nvrtc.version", rf"\bcudatoolkit{SEP}(\d+\.\d+)", None),
+        ("cuda.nvrtc.version", r"Cuda compilation tools, release (\d+\.\d+)", None),
+        ("cuda.nvrtc.version", r"\b(?:torch|torchvision)[=-]=?\d+\.\d+\.\d+\+cu(\d{3})\b", _cu_tag),
+        # the driver, as nvidia-smi's header says it
+        ("cuda.driver.version", r"CUDA Version:\s*(\d+\.\d+)", None),
+        ("cuda.driver.driver_version", r"Driver Version:\s*(\d+\.\d+(?:\.\d+)?)", None),
+    )
+)
+THEANO_USED_RE = re.compile(
+    r"[/\\]theano[/\\]\w+|^\s*(?:import|from) theano\b|\btheano\.(?:function|tensor|config)\b", re.M
+)
+# the device Theano was given (THEANO_FLAGS, .theanorc, its own "Mapped name ... to device cuda0")
+CUDA_DEVICE_RE = re.compile(
+    r"\bdevice\s*=\s*cuda\d*\b|to device cuda\d*\b|\binit_gpu_device\s*=\s*cuda", re.I
+)
+DNN_OFF_RE = re.compile(
+    r"\bdnn\.enabled\s*=\s*(?:False|0|no)\b|\[dnn\][^\[]*?\benabled\s*=\s*(?:False|0|no)\b", re.I
+)
+WINDOWS_RE = re.compile(r"\b[A-Z]:\\\\?[\w$ .-]+\\|\.dll\b|\bwin-64\b|\bwin_amd64\b|\bwin32\b", re.I)
+LINUX_RE = re.compile(r"(?:^|[\s'\"(])/(?:usr|home|opt|root)/|\blinux-64\b|\.so\b|manylinux", re.M)
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    start = 0
+    for line in text.splitlines():
+        yield start, line
+        start += len(line) + 1
+
+
+def _line_at(text: str, at: int) -> str:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return text[start : end if end != -1 else len(text)].strip()[:300]
+
+
+# a version that is a program's requirement or history, not what is installed: "deprecated in
+# NumPy 1.20", "requires numpy >= 1.16", "Theano 1.0 or higher", "since cuDNN 8"
+NOT_INSTALLED_BEFORE = re.compile(
+    r"(?:deprecated|removed|introduced|added|since|requires?|required|needs?|expired|as of|before|after|"
+    r"until|upgrade to|downgrade to|>=?|<=?|~=|!=)\s*(?:in\s+|to\s+|from\s+)?\S*\s*$",
+    re.I,
+)
+NOT_INSTALLED_AFTER = re.compile(
+    r"^\S*\s*(?:or (?:higher|later|newer|above)|and (?:above|up|later)|\+(?!cu))", re.I
+)
+
+
+def _installed(text: str, m: re.Match[str]) -> bool:
+    before = text[max(0, m.start() - 24) : m.start()]
+    return not NOT_INSTALLED_BEFORE.search(before) and not NOT_INSTALLED_AFTER.search(
+        text[m.end() : m.end() + 16]
+    )
+
+
+def extract(text: str) -> list[Fact]:
+    """Every fact the paste states without contradiction, with its line."""
+    seen: dict[str, list[Fact]] = {}
+    for path, pattern, value in RULES:
+        for m in pattern.finditer(text):
+            if not _installed(text, m):
+                continue
+            found = value(m) if value else m.group(1)
+            seen.setdefault(path, []).append(Fact(path, found, _line_at(text, m.start())))
+    gpus = []
+    for m in NAME_RE.finditer(text):
+        cc = compute_capability(m.group(0))
+        if cc:
+            gpus.append(Fact("gpu", {"name": m.group(0), "cc": cc}, _line_at(text, m.start())))
+    if gpus and len({g.value["cc"] for g in gpus}) == 1:
+        seen["gpu"] = gpus[:1]
+    windows, linux = WINDOWS_RE.search(text), LINUX_RE.search(text)
+    if bool(windows) != bool(linux):
+        where = windows or linux
+        assert where is not None
+        system = "win32" if windows else "linux"
+        seen["platform.sys_platform"] = [Fact("platform.sys_platform", system, _line_at(text, where.start()))]
+    facts = []
+    for found in seen.values():
+        agreed = _agreed(found)
+        if agreed is not None:
+            facts.append(agreed)
+    return facts
+
+
+def _agreed(found: list[Fact]) -> Fact | None:
+    """The most precise of facts that agree (1.24 and 1.24.3 agree; 1.24 and 1.23 do not), or
+    None on a contradiction."""
+    if any(isinstance(f.value, dict) for f in found):
+        return found[0]
+    texts = [str(f.value).split(".") for f in found]
+    longest = max(texts, key=len)
+    if all(t == longest[: len(t)] for t in texts):
+        return next(f for f, t in zip(found, texts, strict=True) if t is longest)
+    return None
+
+
+def as_probe_facts(facts: list[Fact]) -> dict[str, Any]:
+    """The facts in the probe's shape (``imports.numpy.version`` ...), with ``log_sources``: each
+    path's line, for the evidence."""
+    out: dict[str, Any] = {"log_sources": {}}
+    for f in facts:
+        if f.path == "gpu":
+            out.setdefault("cuda", {}).setdefault("driver", {})["devices"] = [f.value]
+        else:
+            node = out
+            *parents, leaf = f.path.split(".")
+            for key in parents:
+                node = node.setdefault(key, {})
+            node[leaf] = f.value
+        out["log_sources"][f.path] = f.line
+    for name in ("theano", "pygpu", "numpy"):
+        if name in out.get("imports", {}):
+            out["imports"][name]["found"] = True
+    return out
+
+
+def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
+    """The derived facts a paste can support (facts.derive's others need a probe): the device
+    Theano was given, whether cuDNN was turned off, and the GPU rules (gpu_fit)."""
+    derived: dict[str, Any] = {}
+    cuda_stated = any(
+        lookup(facts, p) for p in ("cuda.cudnn.version", "cuda.nvrtc.version", "cuda.driver.devices")
+    )
+    theano = lookup(facts, "imports.theano.found")
+    # Theano on the GPU: its device setting or its own line, or Theano beside a CUDA the paste names
+    if CUDA_DEVICE_RE.search(text) or (theano and cuda_stated):
+        derived["cuda_device"] = derived["gpu_device"] = True
+    derived["dnn_not_disabled"] = not DNN_OFF_RE.search(text)
+    derived.update(gpu_fit.derive_gpu(facts))
+    facts["derived"] = derived
+    return derived
+
+
+def log_facts(text: str) -> dict[str, Any]:
+    """A paste's facts in the probe's shape, derived facts included."""
+    facts = as_probe_facts(extract(text))
+    if THEANO_USED_RE.search(text):
+        facts.setdefault("imports", {}).setdefault("theano", {})["found"] = True
+    derive_from_log(facts, text)
+    return facts
+
+
+def diagnose_log(text: str, off: dict[str, frozenset[bytes]] | None = None) -> list[Finding]:
+    """A paste's findings: what its messages name (the catalog's text patterns), then what the
+    facts it states show by the catalog's fact rules, those the probe's facts are judged by; a
+    fact rule whose facts the paste does not state is not judged."""
+    found = diagnose_text(text, off)
+    facts = log_facts(text)
+    platform = "win" if lookup(facts, "platform.sys_platform") == "win32" else "linux"
+    ids = {f.id for f in found}
+    sources = facts.get("log_sources") or {}
+    judged = []
+    for finding in diagnose_facts(facts, platform, stated_only=True):
+        if finding.id in ids:
+            continue
+        lines = [line for path, line in sources.items() if path in finding.evidence]
+        said = (
+            f"{finding.evidence} (the paste: {' | '.join(dict.fromkeys(lines))})"
+            if lines
+            else finding.evidence
+        )
+        judged.append(Finding(finding.entry, said))
+    for i, f in enumerate(found):  # an undecided symptom the stated facts decide
+        decided = next((j for j in judged if f.undecided and j.id in f.entry.candidates), None)
+        if decided is not None:
+            found[i] = decided
+            judged.remove(decided)
+    return found + judged

@@ -1,0 +1,78 @@
+"""processes.py: every child has a time limit and a name; a hang ends with what it waited on."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gpuforge import arguments, processes
+from gpuforge.errors import GpuforgeError
+
+linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc (Linux)")
+
+
+@linux_only
+def test_a_hang_names_what_the_child_waited_on_and_ends_its_group():
+    script = "sleep 300 & wait"  # the child (bash) waits on the program that hangs
+    start = time.monotonic()
+    with pytest.raises(processes.TimedOut) as caught:
+        processes.run(["bash", "-c", script], timeout=1, capture_output=True)
+    assert time.monotonic() - start < 10
+    assert caught.value.waiting_on == ["sleep 300"]
+    assert caught.value.line() == (
+        "sleep 300 (started by bash -c ...) did not finish in 1 s and was stopped with everything it started"
+    )
+    alive = subprocess.run(["pgrep", "-f", "^sleep 300$"], capture_output=True, text=True).stdout.split()
+    assert alive == []
+
+
+def test_the_environment_caps_every_time_limit(monkeypatch):
+    monkeypatch.setenv(processes.CHILD_TIMEOUT_ENV, "0.5")
+    start = time.monotonic()
+    with pytest.raises(processes.TimedOut) as caught:
+        processes.run([sys.executable, "-c", "import time; time.sleep(60)"], timeout=600)
+    assert caught.value.timeout == 0.5 and time.monotonic() - start < 10
+    assert caught.value.waiting_on == []  # the child itself hung
+    for bad in ("0", "-1", "nan", "inf", "soon"):
+        monkeypatch.setenv(processes.CHILD_TIMEOUT_ENV, bad)
+        with pytest.raises(GpuforgeError, match=processes.CHILD_TIMEOUT_ENV):
+            processes.run([sys.executable, "-c", "pass"], timeout=5)
+
+
+def test_a_long_step_says_it_is_still_running():
+    seen: list[float] = []
+    proc = processes.run(
+        [sys.executable, "-c", "import time; time.sleep(1.3)"],
+        timeout=30,
+        progress=seen.append,
+        progress_every=0.4,
+    )
+    assert proc.returncode == 0
+    assert len(seen) >= 2 and seen == sorted(seen)
+
+
+@pytest.mark.parametrize("text", ["nan", "inf", "-inf", "0", "-1", "soon", ""])
+def test_seconds_refuses_what_is_no_time_limit(text):
+    with pytest.raises(argparse.ArgumentTypeError):
+        arguments.seconds(text)
+
+
+def test_seconds_and_counts_that_are_fine():
+    assert arguments.seconds("0.5") == 0.5
+    assert arguments.count(1)("3") == 3
+    for bad in ("0", "-3", "2.5", "many"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            arguments.count(1)(bad)
+
+
+def test_output_folder_refuses_a_file_before_the_run(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(argparse.ArgumentTypeError, match="not a folder"):
+        arguments.output_folder(str(tmp_path / "a-file"))
+    with pytest.raises(argparse.ArgumentTypeError, match="is a file"):
+        arguments.output_folder(str(tmp_path / "a-file" / "below"))
+    assert arguments.output_folder(str(tmp_path / "new" / "folder")) == tmp_path / "new" / "folder"
