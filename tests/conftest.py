@@ -99,6 +99,21 @@ def conda_tools():
         pytest.skip(str(exc))
 
 
+def conda_create_dry_run(
+    conda_tools, prefix: Path, channel: Path, *args: str, env: dict[str, str], timeout: int = 600
+) -> subprocess.CompletedProcess:
+    """The real conda's `create --dry-run` into ``prefix`` from ``channel`` alone (``args``: the
+    specs and conda's other options)."""
+    return subprocess.run(
+        [str(conda_tools.python), "-m", "conda", "create", "--dry-run", "-p", str(prefix)]
+        + ["--override-channels", "-c", channel.as_uri(), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
 def pyenv_or_skip(minor: str) -> str:
     """pyenv's newest Python ``minor``; the test skips, naming the install command, without it."""
     path = pyenv_python(minor)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import pyenv_or_skip
+from conftest import conda_create_dry_run, pyenv_or_skip
 
 from gpuforge.doctor.catalog import diagnose_text
 
@@ -311,24 +311,8 @@ def test_conda_on_a_channel_nobody_publishes(
     condarc = tmp_path / "condarc.yml"
     condarc.write_text("solver: rattler\nchannels: []\n", encoding="utf-8")
     env = dict(os.environ, CONDARC=str(condarc), CONDA_PKGS_DIRS=str(tmp_path / "pkgs"))
-    proc = subprocess.run(
-        [
-            str(conda_tools.python),
-            "-m",
-            "conda",
-            "create",
-            "--dry-run",
-            "-p",
-            str(tmp_path / "env"),
-            "--override-channels",
-            "-c",
-            channel.as_uri(),
-            "theano-gpu-config",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
+    proc = conda_create_dry_run(
+        conda_tools, tmp_path / "env", channel, "theano-gpu-config", env=env, timeout=300
     )
     out = proc.stdout + proc.stderr
     assert expected in out, out
@@ -354,27 +338,15 @@ def test_conda_on_a_driver_below_the_env_files_floor(
 
     env_file = load_env(Path(__file__).resolve().parents[2] / "envs" / "gpu-linux64.yml")
     channel = write_channel(env_file, load_records(locations.RECORDS), tmp_path / "channel")
-    proc = subprocess.run(
-        [
-            str(conda_tools.python),
-            "-m",
-            "conda",
-            "create",
-            "--dry-run",
-            "--offline",
-            "-p",
-            str(tmp_path / "env"),
-            "--override-channels",
-            "-c",
-            channel.as_uri(),
-            "--solver",
-            solver,
-            *solve_specs(env_file),
-        ],
-        capture_output=True,
-        text=True,
+    proc = conda_create_dry_run(
+        conda_tools,
+        tmp_path / "env",
+        channel,
+        "--offline",
+        "--solver",
+        solver,
+        *solve_specs(env_file),
         env=dict(conda_tools.env(tmp_path), CONDA_OVERRIDE_CUDA=cuda),
-        timeout=600,
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "__cuda" in out, out[-2000:]

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 
 import pytest
-from conftest import RECIPES, ROOT, run_cli
+from conftest import RECIPES, ROOT, conda_create_dry_run, run_cli
 from rattler.exceptions import SolverError
 
 from gpuforge import locations
@@ -86,27 +85,15 @@ def test_real_conda_honours_the_floor(conda_tools, solver, tmp_path):
     assert "__cuda>=11.8" in specs
     outcomes = {}
     for cuda in ("11.4", "", "12.0"):
-        proc = subprocess.run(
-            [
-                str(conda_tools.python),
-                "-m",
-                "conda",
-                "create",
-                "--dry-run",
-                "--offline",
-                "--json",
-                "-p",
-                str(tmp_path / "prefix"),
-                "--override-channels",
-                "-c",
-                channel.as_uri(),
-                "--solver",
-                solver,
-                *specs,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
+        proc = conda_create_dry_run(
+            conda_tools,
+            tmp_path / "prefix",
+            channel,
+            "--offline",
+            "--json",
+            "--solver",
+            solver,
+            *specs,
             env=dict(conda_tools.env(tmp_path), CONDA_OVERRIDE_CUDA=cuda),
         )
         outcomes[cuda] = (proc.returncode, proc.stdout + proc.stderr)

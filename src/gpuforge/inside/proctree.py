@@ -44,45 +44,42 @@ def kill_group(proc, settle=2.0):
 
 def _running(pgid):
     """Whether a member of group ``pgid`` still runs (a zombie, already dead, does not count)."""
+    return any(fields[0] not in (b"Z", b"X") for _, fields in _group_stats(pgid))
+
+
+def _group_stats(pgid):
+    """(pid, the fields of /proc/PID/stat after the command name) of each process in group
+    ``pgid``; an empty list without /proc."""
+    found = []
     try:
         names = os.listdir("/proc")
     except OSError:
-        return False
+        return found
     for name in names:
         if not name.isdigit():
             continue
         try:
             with open(os.path.join("/proc", name, "stat"), "rb") as fh:
                 fields = fh.read().rpartition(b")")[2].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
+            if int(fields[2]) == pgid:
+                found.append((int(name), fields))
+        except (IOError, OSError, ValueError, IndexError):  # Python 2: IOError is not an OSError
+            continue  # it ended meanwhile
+    return found
 
 
 def _members(pgid):
     """(pid, parent pid, start time, command line) of each process in group ``pgid``."""
     members = []
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return members
-    for name in names:
-        if not name.isdigit():
-            continue
+    for pid, fields in _group_stats(pgid):
         try:
-            with open(os.path.join("/proc", name, "stat"), "rb") as fh:
-                fields = fh.read().rpartition(b")")[2].split()
-            if int(fields[2]) != pgid:
-                continue
-            with open(os.path.join("/proc", name, "cmdline"), "rb") as fh:
+            with open(os.path.join("/proc", str(pid), "cmdline"), "rb") as fh:
                 words = [w for w in fh.read().split(b"\0") if w]
-        except (OSError, ValueError, IndexError):
+        except (IOError, OSError):
             continue  # it ended meanwhile
         words = [w.decode("utf-8", "replace") for w in words]
         line = " ".join([os.path.basename(words[0])] + words[1:])[:120] if words else "?"
-        members.append((int(name), int(fields[1]), int(fields[19]), line))
+        members.append((pid, int(fields[1]), int(fields[19]), line))
     return members
 
 
