@@ -22,6 +22,8 @@ from conftest import conda_create_dry_run, pyenv_or_skip
 from gpuforge.doctor.catalog import diagnose_text
 
 REPRODUCED_HERE = {
+    "nvcc_arch_unsupported",
+    "old_gpu",
     "driver_below_env_floor",
     "theano_flag_invalid",
     "program_hangs",
@@ -172,10 +174,9 @@ def test_a_library_the_wheel_does_not_ship(tmp_path: Path) -> None:
     assert first_id(out) == "runtime_dll_beside_wheel"
 
 
-def test_the_cuda_runtimes_words_for_a_failed_os_call() -> None:
-    """The CUDA runtime's own message for cudaErrorOperatingSystem (error 63 before CUDA 10.1,
-    304 since: driver_types.h), what torch prints when Windows refuses CUDA IPC: asked of the
-    real libcudart (cudaGetErrorString needs no driver)."""
+def cuda_runtime_words(error: str) -> tuple[int, str]:
+    """(number, message) of a cudaError_t as the real libcudart names it (cudaGetErrorString
+    needs no driver); its number read from the same toolkit's driver_types.h."""
     import ctypes
 
     roots = [Path(r) for r in (os.environ.get("CUDA_HOME"), "/usr/local/cuda") if r]
@@ -191,10 +192,61 @@ def test_the_cuda_runtimes_words_for_a_failed_os_call() -> None:
     cudart.cudaGetErrorString.restype = ctypes.c_char_p
     cudart.cudaGetErrorName.restype = ctypes.c_char_p
     header = found[0][1].read_text(encoding="utf-8")
-    code = int(re.search(r"cudaErrorOperatingSystem\s*=\s*(\d+)", header).group(1))
-    assert cudart.cudaGetErrorName(code) == b"cudaErrorOperatingSystem"
-    message = cudart.cudaGetErrorString(code).decode()
+    code = int(re.search(rf"{error}\s*=\s*(\d+)", header).group(1))
+    assert cudart.cudaGetErrorName(code) == error.encode()
+    return code, cudart.cudaGetErrorString(code).decode()
+
+
+def test_the_cuda_runtimes_words_for_a_failed_os_call() -> None:
+    """The CUDA runtime's own message for cudaErrorOperatingSystem (error 63 before CUDA 10.1,
+    304 since: driver_types.h), what torch prints when Windows refuses CUDA IPC."""
+    code, message = cuda_runtime_words("cudaErrorOperatingSystem")
     assert first_id(f"RuntimeError: cuda runtime error ({code}) : {message}") == "cuda_ipc", message
+
+
+def test_the_cuda_runtimes_words_for_a_kernel_without_this_gpus_code() -> None:
+    """cudaErrorInvalidDeviceFunction ("not compiled for the proper device architecture",
+    driver_types.h), as mxnet's and Caffe's CUDA checks print it: a build without the GPU's
+    architecture."""
+    code, message = cuda_runtime_words("cudaErrorInvalidDeviceFunction")
+    assert message == "invalid device function"
+    for printed in (
+        f"Check failed: error == cudaSuccess ({code} vs. 0) {message}",
+        f"Cuda kernel failed. Error: {message}",
+    ):
+        assert first_id(printed) == "old_gpu", printed
+
+
+@pytest.mark.parametrize("arch", ["-arch=compute_999", "-gencode=arch=compute_20,code=sm_20"])
+def test_nvcc_asked_for_an_architecture_it_does_not_know(tmp_path: Path, arch: str) -> None:
+    """nvcc given an architecture newer than any release knows, and Fermi's, which every CUDA
+    since 9.0 dropped: an extension build's arch list this nvcc cannot serve."""
+    nvcc = shutil.which("nvcc") or next(
+        (
+            str(p)
+            for p in [Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin" / "nvcc"]
+            if p.is_file()
+        ),
+        None,
+    )
+    if nvcc is None:
+        pytest.skip("needs nvcc (a CUDA toolkit) on PATH or in $CUDA_HOME/bin")
+    (tmp_path / "k.cu").write_text("__global__ void k() {}\n", encoding="utf-8")
+    out = run([nvcc, arch, "-c", "k.cu", "-o", "k.o"], tmp_path, timeout=300)
+    assert "Unsupported gpu architecture" in out, out
+    assert first_id(out) == "nvcc_arch_unsupported", out
+
+
+def test_pygpu_given_a_device_name_it_cannot_parse(tmp_path: Path) -> None:
+    """Debian's real pygpu (libgpuarray 0.7.6) given the device `cuda*` (Theano accepts any
+    cuda... value and hands it on): its pygpu_init parses the number with int()."""
+    python = "/usr/bin/python3"
+    probe = subprocess.run([python, "-c", "import pygpu"], capture_output=True, timeout=120)
+    if probe.returncode != 0:
+        pytest.skip("needs Debian's pygpu: `apt-get install python3-pygpu`")
+    out = run([python, "-c", "import pygpu; pygpu.init('cuda*')"], tmp_path, timeout=120)
+    assert "ValueError: invalid literal for int() with base 10: '*'" in out, out
+    assert first_id(out) == "theano_flag_invalid", out
 
 
 def _elf_hash(name: bytes) -> int:
@@ -530,6 +582,36 @@ def test_theano_compile_error_report_in_an_ascii_locale(theano_python, tmp_path:
     out = proc.stdout + proc.stderr
     assert "UnicodeEncodeError: 'ascii' codec can't encode character '\\u2018'" in out, out[-2000:]
     assert "tf.write(compile_stderr)" in out
+    assert first_id(out) == "theano_compile_unicode"
+
+
+def test_a_compiler_message_in_another_code_page(theano_python, tmp_path: Path) -> None:
+    """Real Theano 1.0.5 compiling with a compiler that prints its error in GBK, as MinGW's g++
+    or cl does on a Chinese Windows (the compiler is a stand-in printing those bytes: no
+    localized compiler runs here); compile_str reads the output as UTF-8."""
+    message = "mod.cpp:1: 错误: “undeclared_name” 未声明\n".encode("gbk")
+    cxx = tmp_path / "cxx-gbk"
+    cxx.write_text(
+        "#!/bin/sh\nprintf '" + "".join(f"\\{c:03o}" for c in message) + "' >&2\nexit 1\n",
+        encoding="ascii",
+    )
+    cxx.chmod(0o755)
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "THEANO_FLAGS": f"base_compiledir={tmp_path / 'compiledir'},cxx={cxx}",
+    }
+    proc = subprocess.run(
+        [theano_python, "-c", "import theano"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    out = proc.stdout + proc.stderr
+    assert "UnicodeDecodeError: 'utf-8' codec can't decode byte" in out, out[-2000:]
+    assert "compile_stderr = decode(p_out[1])" in out, out[-2000:]
     assert first_id(out) == "theano_compile_unicode"
 
 

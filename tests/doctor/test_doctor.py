@@ -53,9 +53,10 @@ def test_recorded_log_names_its_failure_first(path: Path) -> None:
 
 def test_every_catalog_entry_has_a_test() -> None:
     """An entry is covered by a recorded log here or by a live reproduction (test_doctor_live,
-    test_catalog_repro, test_windows_doctor)."""
+    test_catalog_repro, test_windows_doctor), or by its source's own text (test_log_facts)."""
     from test_catalog_repro import REPRODUCED_HERE
     from test_doctor_live import REPRODUCED
+    from test_log_facts import FROM_THE_PROGRAMS_SOURCE
     from test_paste_damage import PROVEN_ON_REPORTS
     from test_windows_doctor import REPRODUCED_ON_WINDOWS
 
@@ -65,6 +66,7 @@ def test_every_catalog_entry_has_a_test() -> None:
         | REPRODUCED_HERE
         | REPRODUCED_ON_WINDOWS
         | PROVEN_ON_REPORTS
+        | FROM_THE_PROGRAMS_SOURCE
     )
     missing = sorted(e.id for e in load_catalog() if e.id not in covered)
     assert not missing, f"catalog entries without a test: {missing}"

@@ -129,3 +129,44 @@ def test_a_symptom_the_stated_facts_decide_is_no_longer_undecided():
 def test_nothing_is_judged_on_facts_the_paste_does_not_state():
     """No driver, compiler or config in the paste: the rules on those say nothing."""
     assert diagnose_log("Theano 1.0.5\nnumpy 1.19.5\nsomething else went wrong\n") == []
+
+
+def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
+    """cuBLAS's EXECUTION_FAILED is any failed kernel (an index out of range in the user's code
+    among them): old_cublas_new_gpu only where the paste states an old CUDA and a new GPU."""
+    message = "RuntimeError: cublas runtime error : the GPU program failed to execute at THCBlas.cu:249\n"
+    assert [f.id for f in diagnose_log(message)] == []
+    assert [f.id for f in diagnose_log("CUDA-9.0\n" + message)] == []  # no GPU stated
+    assert [f.id for f in diagnose_log("GTX 1080 Ti, cudatoolkit 9.0\n" + message)] == []  # it fits
+    assert diagnose_log("RTX 3080, cudatoolkit 10.0\n" + message)[0].id == "old_cublas_new_gpu"
+
+
+# entries whose message is a program's source text that cannot run here (a GPU): tested below on it
+FROM_THE_PROGRAMS_SOURCE = {"torch_jit_compile_failed"}
+
+# the first lines of the kernel PyTorch's jiterator compiles (aten/src/ATen/native/cuda/jit_utils.cpp
+# jit_common_types, formatted as torch 1.13 prints it): a failed compile raises it whole
+JITERATOR = """RuntimeError:
+  #define NAN __int_as_float(0x7fffffff)
+  typedef long long int int64_t;
+  constexpr int num_threads = 128;
+  constexpr int thread_work_size = 4; // TODO: make template substitution once we decide where those vars live
+  constexpr int block_work_size = thread_work_size * num_threads;
+"""
+
+
+def test_a_jit_compile_failure_is_decided_by_the_gpu_and_the_nvrtc_the_paste_states():
+    [alone] = diagnose_log(JITERATOR)
+    assert alone.id == "torch_jit_compile_failed" and alone.undecided
+    first = diagnose_log(JITERATOR + "Versions:\nRTX 4090\npytorch 1.14+cu117 nightly\n")[0]
+    assert first.id == "nvrtc_arch_unsupported" and not first.undecided
+    assert "compute_35 ... compute_86" in first.evidence  # PyTorch's own table for NVRTC 11.1-11.7
+    # an NVRTC that knows the GPU: the symptom stays undecided
+    [fits] = diagnose_log(JITERATOR + "RTX 3090\ntorch==1.13.0+cu117\n")
+    assert fits.id == "torch_jit_compile_failed"
+
+
+def test_an_nvrtc_whose_architectures_are_unknown_is_not_judged():
+    """NVRTC 11.8 and later answer nvrtcGetSupportedArchs (the probe asks it); a paste stating
+    only the version says nothing of what it accepts."""
+    assert diagnose_log("torch==2.1.0+cu121\nGPU: NVIDIA GeForce RTX 4090\nsomething failed\n") == []

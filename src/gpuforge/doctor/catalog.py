@@ -65,6 +65,9 @@ class Entry:
     autofix: Any = None
     explains: tuple[str, ...] = ()  # ids of failures this one causes: it is named before them
     candidates: tuple[str, ...] = ()  # an undecided symptom: the ids that may cause it
+    # a message with many causes, this entry's only where its fact rules hold too (stated in the
+    # paste, or probed): the text alone names nothing
+    text_needs_facts: bool = False
     # where each text pattern was written from (its `from:`, else the entry's): report files,
     # thread urls, `seed NNN`, `code: FILE`, `repro: TEST`; evaluate.py's cross-validation
     # switches a pattern off for the reports of the only source it came from
@@ -323,10 +326,13 @@ def _load_catalog(path: Path) -> tuple[Entry, ...]:
             autofix=item.get("autofix"),
             explains=_ids(item, "explains", path, line),
             candidates=_ids(item, "candidates", path, line),
+            text_needs_facts=bool((item.get("match") or {}).get("text_needs_facts")),
             origins=origins,
         )
         if not (entry.patterns or entry.all_groups or entry.facts):
             raise GpuforgeError(f"{item['id']}: no match (text, all or facts)", path, line)
+        if entry.text_needs_facts and not entry.facts:
+            raise GpuforgeError(f"{item['id']}: text_needs_facts without facts", path, line)
         entries.append(entry)
     for e in entries:
         unknown = sorted(set(e.explains + e.candidates) - seen)
@@ -501,14 +507,12 @@ def diagnose(
 ) -> list[Finding]:
     """Findings from an error text and/or probed facts; text findings first, one per id."""
     found = diagnose_text(text) if text else []
-    if facts is not None:
-        ids = {f.id for f in found}
-        specific_text = any(not f.entry.wrapper for f in found)
-        found += [
-            f
-            for f in diagnose_facts(facts, platform)
-            if f.id not in ids and not (f.entry.wrapper and specific_text)
-        ]
+    by_facts = diagnose_facts(facts, platform) if facts is not None else []
+    held = {f.id for f in by_facts}
+    found = [f for f in found if not f.entry.text_needs_facts or f.id in held]
+    ids = {f.id for f in found}
+    specific_text = any(not f.entry.wrapper for f in found)
+    found += [f for f in by_facts if f.id not in ids and not (f.entry.wrapper and specific_text)]
     return found
 
 

@@ -17,9 +17,20 @@ from gpuforge.errors import GpuforgeError
 
 # The compute_XY an NVRTC without nvrtcGetSupportedArchs (< 11.2) accepts, by its version:
 # newest 62 below 9.0, 70 for 9.x, 75 for 10.x, 80 for 11.0, 86 for 11.1 (nvcc's lists of those
-# releases, which NVRTC shares: CUDA 10.2's is quoted in Kitware CMake #23293; MODERN_GPU.md 5.2).
+# releases, which NVRTC shares: CUDA 10.2's is quoted in Kitware CMake #23293; MODERN_GPU.md 5.2),
+# and 86 up to 11.7 (PyTorch's codegenOutputQuery, aten/src/ATen/native/cuda/jit_utils.cpp:
+# "nvrtc_major == 11 && nvrtc_minor < 8" clamps to 8.6, the fix of pytorch#87595 for sm_89).
+# A newer NVRTC's list is what the probe asks it (nvrtcGetSupportedArchs); a paste stating only
+# its version is not judged.
 KNOWN_ARCHS = (20, 21, 30, 32, 35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86)
-OLD_NVRTC = ((9, 0, 20, 62), (10, 0, 30, 70), (11, 0, 30, 75), (11, 1, 35, 80), (11, 2, 35, 86))
+OLD_NVRTC = (
+    (9, 0, 20, 62),
+    (10, 0, 30, 70),
+    (11, 0, 30, 75),
+    (11, 1, 35, 80),
+    (11, 2, 35, 86),
+    (11, 8, 35, 86),
+)
 # PTX ISA of each CUDA release (NVIDIA's PTX ISA release history, as cuda-python's
 # cuda/bindings/utils/_ptx_utils.py encodes it): a driver refuses PTX of a newer ISA
 # (CUDA_ERROR_UNSUPPORTED_PTX_VERSION). CUDA 12.6 loads 8.5, as 12.5 does.
@@ -110,6 +121,8 @@ def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(nvrtc.get("version"), str) or not gpu_envs.VERSION_RE.match(nvrtc["version"]):
         return out
     archs = nvrtc_archs(nvrtc)
+    if not archs and (nvrtc.get("shim") or gpu_envs.arch_of(cc) < gpu_envs.TRUNCATED_FROM):
+        return out  # an NVRTC whose list is neither probed nor known: nothing to judge
     here = gpu_envs.GpuEnv(
         file="this environment",
         platform=platform,
@@ -118,7 +131,7 @@ def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
         cc_min="0.0",
         cc_max="99.9",
         driver_cuda_min=nvrtc["version"],
-        nvrtc_archs=archs or (0,),
+        nvrtc_archs=archs or (0,),  # unknown: only libgpuarray's truncation is judged
         arch_rewrite=bool(nvrtc.get("shim")),
         cudnn=None,
         evidence="probed",

@@ -90,7 +90,11 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
         ("cuda.nvrtc.version", r"\blibnvrtc\.so\.(\d+\.\d+)", None),
         ("cuda.nvrtc.version", rf"\bcudatoolkit{SEP}(\d+\.\d+)", None),
         ("cuda.nvrtc.version", r"Cuda compilation tools, release (\d+\.\d+)", None),
-        ("cuda.nvrtc.version", r"\b(?:torch|torchvision)[=-]=?\d+\.\d+\.\d+\+cu(\d{3})\b", _cu_tag),
+        (
+            "cuda.nvrtc.version",
+            r"\b(?:py)?(?:torch|torchvision)(?:[=-]=?| v?)\d+\.\d+(?:\.\d+)?(?:\.dev\d+)?\+cu(\d{3})\b",
+            _cu_tag,
+        ),
         # the driver, as nvidia-smi's header says it
         ("cuda.driver.version", r"CUDA Version:\s*(\d+\.\d+)", None),
         ("cuda.driver.driver_version", r"Driver Version:\s*(\d+\.\d+(?:\.\d+)?)", None),
@@ -237,10 +241,14 @@ def diagnose_log(text: str, off: dict[str, frozenset[bytes]] | None = None) -> l
     found = diagnose_text(text, off)
     facts = log_facts(text)
     platform = "win" if lookup(facts, "platform.sys_platform") == "win32" else "linux"
+    by_facts = diagnose_facts(facts, platform, stated_only=True)
+    held = {f.id for f in by_facts}
+    # a message with many causes is this entry's only where the paste states the facts it needs
+    found = [f for f in found if not f.entry.text_needs_facts or f.id in held]
     ids = {f.id for f in found}
     sources = facts.get("log_sources") or {}
     judged = []
-    for finding in diagnose_facts(facts, platform, stated_only=True):
+    for finding in by_facts:
         if finding.id in ids:
             continue
         lines = [line for path, line in sources.items() if path in finding.evidence]
