@@ -103,15 +103,21 @@ def conda_create_dry_run(
     conda_tools, prefix: Path, channel: Path, *args: str, env: dict[str, str], timeout: int = 600
 ) -> subprocess.CompletedProcess:
     """The real conda's `create --dry-run` into ``prefix`` from ``channel`` alone (``args``: the
-    specs and conda's other options)."""
-    return subprocess.run(
-        [str(conda_tools.python), "-m", "conda", "create", "--dry-run", "-p", str(prefix)]
-        + ["--override-channels", "-c", channel.as_uri(), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
+    specs and conda's other options). A conda killed by a signal (the rattler solver's process
+    has segfaulted once at exit here, after printing its answer: -11) is run once more, so a
+    crash of the tool is not read as its answer; a second crash stays for the test to see."""
+    for _ in range(2):
+        proc = subprocess.run(
+            [str(conda_tools.python), "-m", "conda", "create", "--dry-run", "-p", str(prefix)]
+            + ["--override-channels", "-c", channel.as_uri(), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+        )
+        if proc.returncode >= 0:
+            break
+    return proc
 
 
 def pyenv_or_skip(minor: str) -> str:

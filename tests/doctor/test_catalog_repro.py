@@ -22,6 +22,9 @@ from conftest import conda_create_dry_run, pyenv_or_skip
 from gpuforge.doctor.catalog import diagnose_text
 
 REPRODUCED_HERE = {
+    "lasagne_too_old",
+    "theano_too_old",
+    "theano_downsample_removed",
     "nvcc_arch_unsupported",
     "old_gpu",
     "driver_below_env_floor",
@@ -585,6 +588,17 @@ def test_theano_compile_error_report_in_an_ascii_locale(theano_python, tmp_path:
     assert first_id(out) == "theano_compile_unicode"
 
 
+def run_in_theano(python: str, tmp_path: Path, code: str, flags: str = "") -> subprocess.CompletedProcess:
+    """``code`` as a script (its traceback shows the line, as a user's does) under ``python``, with
+    its own home and compiledir in ``tmp_path`` (``flags``: more THEANO_FLAGS)."""
+    (tmp_path / "script.py").write_text(code + "\n", encoding="utf-8")
+    theano_flags = ",".join(f for f in (f"base_compiledir={tmp_path / 'compiledir'}", flags) if f)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "THEANO_FLAGS": theano_flags}
+    return subprocess.run(
+        [python, "script.py"], capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path
+    )
+
+
 def test_a_compiler_message_in_another_code_page(theano_python, tmp_path: Path) -> None:
     """Real Theano 1.0.5 compiling with a compiler that prints its error in GBK, as MinGW's g++
     or cl does on a Chinese Windows (the compiler is a stand-in printing those bytes: no
@@ -596,23 +610,18 @@ def test_a_compiler_message_in_another_code_page(theano_python, tmp_path: Path) 
         encoding="ascii",
     )
     cxx.chmod(0o755)
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp_path),
-        "THEANO_FLAGS": f"base_compiledir={tmp_path / 'compiledir'},cxx={cxx}",
-    }
-    proc = subprocess.run(
-        [theano_python, "-c", "import theano"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        cwd=tmp_path,
-    )
+    proc = run_in_theano(theano_python, tmp_path, "import theano", f"cxx={cxx}")
     out = proc.stdout + proc.stderr
     assert "UnicodeDecodeError: 'utf-8' codec can't decode byte" in out, out[-2000:]
     assert "compile_stderr = decode(p_out[1])" in out, out[-2000:]
     assert first_id(out) == "theano_compile_unicode"
+
+
+def test_code_for_an_older_theano(theano_python, tmp_path: Path) -> None:
+    """Real Theano 1.0.5 importing what Lasagne 0.1's pool layers import (removed in 0.9)."""
+    proc = run_in_theano(theano_python, tmp_path, "from theano.tensor.signal import downsample")
+    assert "ImportError: cannot import name 'downsample'" in proc.stderr, proc.stderr[-2000:]
+    assert first_id(proc.stderr) == "theano_downsample_removed"
 
 
 FLOAT_MIXES = {
@@ -656,29 +665,31 @@ def test_float32_and_float64_mixed_in_one_theano_graph(theano_python, tmp_path: 
 
 
 @pytest.mark.slow
-def test_theanos_blas_probe_on_a_numpy_without_blas_opt_info(tmp_path: Path) -> None:
-    """Theano 1.0.5 on Python 3.10 with numpy 1.23.5 (PyPI): numpy no longer writes
-    numpy.distutils.__config__.blas_opt_info there, and Theano's BLAS probe reads it when blas.ldflags
-    is unset. The whole traceback, and pastes cut before its last line or where the chain begins,
-    name blas_opt_info."""
-    python = pyenv_or_skip("3.10")
-    venv = tmp_path / "venv"
-    subprocess.run([python, "-m", "venv", str(venv)], check=True, timeout=300)
+def pypi_venv(minor: str, venv: Path, pins: list[str]) -> str:
+    """A venv of pyenv's Python ``minor`` with ``pins`` from PyPI: its python (the test skips,
+    naming what it needs, where PyPI cannot give them)."""
+    subprocess.run([pyenv_or_skip(minor), "-m", "venv", str(venv)], check=True, timeout=300)
     pip = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        + ["Theano==1.0.5", "numpy==1.23.5", "scipy==1.11.4"],
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", *pins],
         capture_output=True,
         text=True,
         timeout=900,
         env={**os.environ, "PIP_CONFIG_FILE": os.devnull},
     )
     if pip.returncode != 0:
-        pytest.skip(
-            f"needs Theano 1.0.5, numpy 1.23.5 and scipy 1.11.4 from PyPI: {pip.stderr.strip()[-200:]}"
-        )
+        pytest.skip(f"needs {', '.join(pins)} from PyPI: {pip.stderr.strip()[-200:]}")
+    return str(venv / "bin" / "python")
+
+
+def test_theanos_blas_probe_on_a_numpy_without_blas_opt_info(tmp_path: Path) -> None:
+    """Theano 1.0.5 on Python 3.10 with numpy 1.23.5 (PyPI): numpy no longer writes
+    numpy.distutils.__config__.blas_opt_info there, and Theano's BLAS probe reads it when blas.ldflags
+    is unset. The whole traceback, and pastes cut before its last line or where the chain begins,
+    name blas_opt_info."""
+    python = pypi_venv("3.10", tmp_path / "venv", ["Theano==1.0.5", "numpy==1.23.5", "scipy==1.11.4"])
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
     proc = subprocess.run(
-        [str(venv / "bin" / "python"), "-W", "ignore", "-c", "import theano"],
+        [python, "-W", "ignore", "-c", "import theano"],
         capture_output=True,
         text=True,
         env=env,
@@ -693,3 +704,52 @@ def test_theanos_blas_probe_on_a_numpy_without_blas_opt_info(tmp_path: Path) -> 
     head = proc.stderr[: proc.stderr.index("KeyError: 'blas.ldflags'") + len("KeyError: 'blas.ldflags'")]
     assert "NoSectionError: No section: 'blas'" in head
     assert first_id(head) == "blas_opt_info", head[-800:]
+
+
+@pytest.fixture(scope="module")
+def theano07_python(tmp_path_factory) -> str:
+    """Theano 0.7.0, the release of 2015 the 'bleeding-edge' threads were about, with Lasagne 0.1
+    (the only Lasagne on PyPI), on Python 3.6 with numpy 1.13.3 and scipy 1.0.0 from PyPI."""
+    venv = tmp_path_factory.mktemp("theano07")
+    return pypi_venv("3.6", venv, ["Theano==0.7.0", "Lasagne==0.1", "numpy==1.13.3", "scipy==1.0.0"])
+
+
+# what code of 2015-2017 asked of Theano's development version and Lasagne's GitHub master (Keras
+# 0.x's activations.relu and pooling with mode=, Blocks' imports, batch normalization layers)
+NEWER_RELEASE_CALLS = {
+    "relu": ("import theano.tensor as T\nT.nnet.relu", "has no attribute 'relu'", "theano_too_old"),
+    "pool mode": (
+        "import theano.tensor as T\nfrom theano.tensor.signal import downsample\n"
+        "downsample.max_pool_2d(T.tensor4(), (2, 2), mode='average_exc_pad')",
+        "max_pool_2d() got an unexpected keyword argument 'mode'",
+        "theano_too_old",
+    ),
+    "bn": ("from theano.tensor.nnet import bn", "cannot import name 'bn'", "theano_too_old"),
+    "pkl_utils": (
+        "from theano.misc.pkl_utils import PersistentCudaNdarrayID",
+        "PersistentCudaNdarrayID",
+        "theano_too_old",
+    ),
+    "lasagne import": (
+        "import lasagne\nfrom lasagne.layers import BatchNormLayer",
+        "cannot import name 'BatchNormLayer'",
+        "lasagne_too_old",
+    ),
+    "lasagne attribute": (
+        "import lasagne\nlasagne.objectives.categorical_accuracy",
+        "has no attribute 'categorical_accuracy'",
+        "lasagne_too_old",
+    ),
+}
+
+
+@pytest.mark.parametrize("call", sorted(NEWER_RELEASE_CALLS))
+def test_code_for_newer_releases_on_theano_07_and_lasagne_01(
+    theano07_python, tmp_path: Path, call: str
+) -> None:
+    """Real Theano 0.7.0 and Lasagne 0.1 asked for what only later Theano (0.8) or Lasagne's
+    master has."""
+    code, words, expected = NEWER_RELEASE_CALLS[call]
+    proc = run_in_theano(theano07_python, tmp_path, code)
+    assert words in proc.stderr, proc.stderr[-2000:]
+    assert first_id(proc.stderr) == expected, proc.stderr[-2000:]
