@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from gpuforge.doctor import gpu_fit
+from gpuforge.doctor import gpu_fit, theano_api
 from gpuforge.doctor.catalog import Finding, diagnose_facts, diagnose_text, lookup
 from gpuforge.doctor.gpu_names import NAME_RE, compute_capability
 
@@ -220,6 +220,9 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     if CUDA_DEVICE_RE.search(text) or (theano and cuda_stated):
         derived["cuda_device"] = derived["gpu_device"] = True
     derived["dnn_not_disabled"] = not DNN_OFF_RE.search(text)
+    newer = theano_api.newer_theano_asked(text, facts)
+    if newer:
+        derived["theano_name_added"] = newer
     derived.update(gpu_fit.derive_gpu(facts))
     facts["derived"] = derived
     return derived

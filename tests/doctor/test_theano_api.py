@@ -1,0 +1,79 @@
+"""Code written for a newer Theano (doctor/theano_api.py) on the release tags' own name lists
+(data/theano_api.json, written by tools/theano_api.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from gpuforge import locations
+from gpuforge.doctor.log_facts import diagnose_log, log_facts
+from gpuforge.doctor.theano_api import api
+
+
+@pytest.mark.parametrize(
+    ("paste", "asked"),
+    [
+        # Python 3.7's ImportError names the module; 2.7's does not (the import line does)
+        (
+            "ImportError: cannot import name 'pool' from 'theano.tensor.signal' (/x/signal/__init__.py)\n",
+            "theano.tensor.signal.pool is in Theano 0.8.0",
+        ),
+        ("from theano.tensor.signal import pool\nImportError: cannot import name pool\n", "signal.pool"),
+        # an attribute chain in the traceback's line, Keras 0.x's activations.relu
+        (
+            "    return T.nnet.relu(x)\n"
+            "AttributeError: module 'theano.tensor.nnet' has no attribute 'relu'\n",
+            "theano.tensor.nnet.relu",
+        ),
+        (
+            "import theano.gpuarray\nImportError: No module named gpuarray\n",
+            "theano.gpuarray is in Theano 0.9.0",
+        ),
+    ],
+)
+def test_a_name_a_later_release_added(paste, asked):
+    facts = log_facts(paste)
+    assert asked in facts["derived"]["theano_name_added"]
+    assert diagnose_log(paste)[0].id == "theano_too_old"
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        # a Theano stated as new as the release adding the name: something else is wrong
+        "Theano==1.0.5\nfrom theano.tensor.signal import pool\nImportError: cannot import name pool\n",
+        # a name Theano 1.0 removed again (the old back-end's): the paste cannot tell old from new
+        "from theano.sandbox.cuda.basic_ops import gpu_alloc_empty\n"
+        "ImportError: cannot import name gpu_alloc_empty\n",
+        # a name every release has, and one no release has
+        "from theano import function\nImportError: cannot import name function\n",
+        "from theano.tensor import no_such_name\nImportError: cannot import name no_such_name\n",
+        # another package's missing name
+        "from keras.layers import Conv2D\nImportError: cannot import name 'Conv2D'\n",
+    ],
+)
+def test_nothing_else_is_a_newer_theano(paste):
+    assert "theano_name_added" not in log_facts(paste)["derived"]
+
+
+def test_the_table_is_theanos_release_tags():
+    releases, added = api()
+    assert releases[0] == "0.6" and releases[-1] == "1.0.5"
+    assert added["theano.tensor.nnet:relu"] == releases.index("0.8.0")
+    assert added["theano.gpuarray"] == releases.index("0.9.0")
+    assert "theano.tensor.signal:downsample" not in added  # 0.9 removed it: theano_downsample_removed
+
+
+def test_the_table_is_what_the_tool_writes_from_a_theano_clone(tmp_path):
+    """Regenerate from a clone of Theano (GPUFORGE_THEANO_GIT): the same file."""
+    import theano_api as tool  # tools/theano_api.py
+
+    clone = os.environ.get("GPUFORGE_THEANO_GIT")
+    if not clone:
+        pytest.skip("set GPUFORGE_THEANO_GIT to a clone of github.com/Theano/Theano (with its rel-* tags)")
+    out = tmp_path / "theano_api.json"
+    assert tool.main([clone], out) == 0
+    assert json.loads(out.read_text()) == json.loads(locations.THEANO_API.read_text())

@@ -1,0 +1,117 @@
+"""Write src/gpuforge/data/theano_api.json: which Theano releases have each public name.
+
+    python tools/theano_api.py PATH-TO-A-THEANO-GIT-CLONE
+
+For every release tag below, every module under theano/ (tests left out) and its public
+top-level names (def, class, assignment, import) are read from the tag's tree with `git show`;
+the file keeps the names a release added that the last release still has, with the release
+that added them. The doctor reads it to tell code written for a newer Theano
+(`cannot import name`, `has no attribute`, `No module named`) from other errors.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+RELEASES = ["rel-0.6", "rel-0.7", "rel-0.8.0", "rel-0.8.2", "rel-0.9.0", "rel-1.0.0", "rel-1.0.5"]
+OUT = Path(__file__).resolve().parents[1] / "src" / "gpuforge" / "data" / "theano_api.json"
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+def public_names(source: str, package: bool) -> set[str]:
+    """Top-level public names; a package's imports too (what it re-exports: nnet's relu)."""
+    try:
+        with warnings.catch_warnings():  # old releases' regexes in plain strings ("\(")
+            warnings.simplefilter("ignore", (DeprecationWarning, SyntaxWarning))
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError):  # Python 2 only syntax (print, `except E, e`) in an old release
+        return _public_names_by_line(source, package)
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif package and isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+    return {n for n in names if not n.startswith("_")}
+
+
+def _public_names_by_line(source: str, package: bool) -> set[str]:
+    """The same names read line by line, for a module Python 3 cannot parse."""
+    names = set(re.findall(r"^(?:def|class) (\w+)", source, re.M))
+    names.update(re.findall(r"^(\w+)\s*=", source, re.M))
+    if package:
+        for imported in re.findall(r"^from \S+ import \(?([\w ,\\\n]+)\)?", source, re.M):
+            names.update(n.split(" as ")[-1].strip() for n in imported.replace("\\", ",").split(","))
+        names.update(m.split(".")[0] for m in re.findall(r"^import ([\w.]+)", source, re.M))
+    return {n for n in names if n and not n.startswith("_")}
+
+
+def release_api(repo: Path, tag: str) -> dict[str, set[str]]:
+    """module path -> its public names (a package's names include its sub-modules)."""
+    api: dict[str, set[str]] = {}
+    for path in git(repo, "ls-tree", "-r", "--name-only", tag, "theano").split():
+        if not path.endswith(".py") or "/tests/" in path:
+            continue
+        module = path[: -len(".py")].replace("/", ".").removesuffix(".__init__")
+        names = public_names(git(repo, "show", f"{tag}:{path}"), path.endswith("__init__.py"))
+        api.setdefault(module, set()).update(names)
+        parent, _, leaf = module.rpartition(".")
+        if parent:
+            api.setdefault(parent, set()).add(leaf)
+    return api
+
+
+def main(argv: list[str] | None = None, out: Path = OUT) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    repo = Path(argv[0]) if len(argv) == 1 else Path()
+    missing = [
+        t
+        for t in RELEASES
+        if subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "-q", "--verify", t], capture_output=True
+        ).returncode
+        != 0
+    ]
+    if len(argv) != 1 or missing:
+        print(
+            f"usage: python tools/theano_api.py THEANO-GIT-CLONE (with the tags {', '.join(RELEASES)})",
+            file=sys.stderr,
+        )
+        return 2
+    apis = [release_api(repo, tag) for tag in RELEASES]
+    spans: dict[str, list[int]] = {}
+    for i, api in enumerate(apis):
+        for module, names in api.items():
+            for key in [module, *(f"{module}:{n}" for n in names)]:
+                spans.setdefault(key, [i, i])[1] = i
+    # a name every release has, or one a later release dropped again, says nothing of a version:
+    # kept are the names added by a release and still in the last one, with the release adding them
+    newest = len(RELEASES) - 1
+    added = {k: first for k, (first, last) in sorted(spans.items()) if first > 0 and last == newest}
+    commits = {tag: git(repo, "rev-list", "-n1", tag).strip() for tag in RELEASES}
+    doc = {
+        "about": "Theano's public modules (theano.x.y) and names (theano.x.y:name) that a release "
+        "added and the last release still has: the index of the release adding them. Written by "
+        "tools/theano_api.py from the release tags of github.com/Theano/Theano.",
+        "releases": [tag.removeprefix("rel-") for tag in RELEASES],
+        "commits": commits,
+        "added": added,
+    }
+    out.write_text(json.dumps(doc, indent=0) + "\n", encoding="utf-8")
+    print(f"wrote {out}: {len(added)} names of {len(spans)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
