@@ -76,3 +76,26 @@ def test_output_folder_refuses_a_file_before_the_run(tmp_path):
     with pytest.raises(argparse.ArgumentTypeError, match="is a file"):
         arguments.output_folder(str(tmp_path / "a-file" / "below"))
     assert arguments.output_folder(str(tmp_path / "new" / "folder")) == tmp_path / "new" / "folder"
+
+
+def test_a_signal_python_could_not_raise_is_delivered_again():
+    """A Ctrl-C landing in a weakref callback of the import system, once processes' handlers are
+    in place, is "Exception ignored" to Python; the entry point's hook delivers it again, to be
+    raised where it can (a clean-clone CI run saw `theanorc migrate` finish exit 0 after it)."""
+    import signal
+    import time
+    import types
+
+    import gpuforge.__main__ as entry
+    from gpuforge.processes import Interrupted
+
+    got: list[int] = []
+    before = signal.signal(signal.SIGUSR1, lambda signum, frame: got.append(signum))
+    try:
+        entry._unraisable(types.SimpleNamespace(exc_value=Interrupted(signal.SIGUSR1)))
+        deadline = time.monotonic() + 5
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        signal.signal(signal.SIGUSR1, before)
+    assert got == [signal.SIGUSR1]

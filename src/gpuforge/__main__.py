@@ -34,13 +34,14 @@ def _again(signum: int, frame: object) -> None:
 
 def _unraisable(args: object) -> None:
     """A signal that landed where Python cannot raise (a weakref callback of the import
-    system: "Exception ignored") is delivered again, to be raised where it can."""
-    exc = getattr(args, "exc_value", None)
-    if isinstance(exc, _StoppedEarly):
+    system: "Exception ignored") is delivered again, to be raised where it can: the early
+    handler's, and processes' Interrupted once its handlers are in place (both carry signum)."""
+    signum = getattr(getattr(args, "exc_value", None), "signum", None)
+    if isinstance(signum, int):
         import os
         import threading
 
-        timer = threading.Timer(0.01, os.kill, (os.getpid(), exc.signum))  # outside the callback
+        timer = threading.Timer(0.01, os.kill, (os.getpid(), signum))  # outside the callback
         timer.daemon = True
         timer.start()
         return
