@@ -502,14 +502,19 @@ def _short(value: Any) -> str:
     return str(value)[:300]
 
 
+def confirmed_by_facts(found: list[Finding], by_facts: list[Finding]) -> list[Finding]:
+    """The text findings less those of a message with many causes (``text_needs_facts``) whose
+    entry the facts do not also find."""
+    held = {f.id for f in by_facts}
+    return [f for f in found if not f.entry.text_needs_facts or f.id in held]
+
+
 def diagnose(
     text: str | None = None, facts: dict[str, Any] | None = None, platform: str = "linux"
 ) -> list[Finding]:
     """Findings from an error text and/or probed facts; text findings first, one per id."""
-    found = diagnose_text(text) if text else []
     by_facts = diagnose_facts(facts, platform) if facts is not None else []
-    held = {f.id for f in by_facts}
-    found = [f for f in found if not f.entry.text_needs_facts or f.id in held]
+    found = confirmed_by_facts(diagnose_text(text) if text else [], by_facts)
     ids = {f.id for f in found}
     specific_text = any(not f.entry.wrapper for f in found)
     found += [f for f in by_facts if f.id not in ids and not (f.entry.wrapper and specific_text)]

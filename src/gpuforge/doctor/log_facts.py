@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuforge.doctor import gpu_fit, theano_api
-from gpuforge.doctor.catalog import Finding, diagnose_facts, diagnose_text, lookup
+from gpuforge.doctor.catalog import Finding, confirmed_by_facts, diagnose_facts, diagnose_text, lookup
 from gpuforge.doctor.gpu_names import NAME_RE, compute_capability
 
 V = r"(\d+\.\d+(?:\.\d+)?)"  # a version: major.minor[.patch]
@@ -245,9 +245,7 @@ def diagnose_log(text: str, off: dict[str, frozenset[bytes]] | None = None) -> l
     facts = log_facts(text)
     platform = "win" if lookup(facts, "platform.sys_platform") == "win32" else "linux"
     by_facts = diagnose_facts(facts, platform, stated_only=True)
-    held = {f.id for f in by_facts}
-    # a message with many causes is this entry's only where the paste states the facts it needs
-    found = [f for f in found if not f.entry.text_needs_facts or f.id in held]
+    found = confirmed_by_facts(found, by_facts)  # only where the paste states the facts it needs
     ids = {f.id for f in found}
     sources = facts.get("log_sources") or {}
     judged = []

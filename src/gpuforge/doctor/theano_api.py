@@ -17,7 +17,7 @@ from functools import cache
 from typing import Any
 
 from gpuforge import locations
-from gpuforge.doctor.catalog import version_key
+from gpuforge.doctor.catalog import lookup, version_key
 
 MISSING_RE = re.compile(
     r"cannot import name '?(?P<name>\w+)'?(?: from '(?P<module>[\w.]+)')?"
@@ -63,7 +63,7 @@ def _asked(text: str) -> set[tuple[str, str]]:
         module = m["module"] or m["attr_module"]
         if module and module.startswith("theano"):
             asked.add((module, name))
-        elif not module or module == "?":
+        elif not module:
             asked.update((found, name) for found in _modules_asking(text, name))
     return asked
 
@@ -73,7 +73,7 @@ def newer_theano_asked(text: str, facts: dict[str, Any]) -> str | None:
     if "theano" not in text.lower() and not re.search(r"\bT\.\w", text):
         return None
     releases, added = api()
-    stated = (facts.get("imports", {}).get("theano") or {}).get("version")
+    stated = lookup(facts, "imports.theano.version")
     for module, name in sorted(_asked(text)):
         first = added.get(f"{module}:{name}", added.get(f"{module}.{name}"))
         if first is None:
