@@ -4,9 +4,10 @@
 
 For every release tag below, every module under theano/ (tests left out) and its public
 top-level names (def, class, assignment, import) are read from the tag's tree with `git show`;
-the file keeps the names a release added that the last release still has, with the release
-that added them. The doctor reads it to tell code written for a newer Theano
-(`cannot import name`, `has no attribute`, `No module named`) from other errors.
+the file keeps, for every name that says something of a version (one a release added, or one a
+release dropped), the first and the last release that has it. The doctor reads it to tell code
+written for a newer Theano (`cannot import name`, `has no attribute`, `No module named`) from
+other errors.
 """
 
 from __future__ import annotations
@@ -95,21 +96,21 @@ def main(argv: list[str] | None = None, out: Path = OUT) -> int:
         for module, names in api.items():
             for key in [module, *(f"{module}:{n}" for n in names)]:
                 spans.setdefault(key, [i, i])[1] = i
-    # a name every release has, or one a later release dropped again, says nothing of a version:
-    # kept are the names added by a release and still in the last one, with the release adding them
+    # a name every release has says nothing of a version: kept are the names some release added
+    # or dropped, with the first and the last release that has them
     newest = len(RELEASES) - 1
-    added = {k: first for k, (first, last) in sorted(spans.items()) if first > 0 and last == newest}
+    kept = {k: span for k, span in sorted(spans.items()) if span != [0, newest]}
     commits = {tag: git(repo, "rev-list", "-n1", tag).strip() for tag in RELEASES}
     doc = {
         "about": "Theano's public modules (theano.x.y) and names (theano.x.y:name) that a release "
-        "added and the last release still has: the index of the release adding them. Written by "
-        "tools/theano_api.py from the release tags of github.com/Theano/Theano.",
+        "added or dropped: the indexes of the first and the last release that has them. Written "
+        "by tools/theano_api.py from the release tags of github.com/Theano/Theano.",
         "releases": [tag.removeprefix("rel-") for tag in RELEASES],
         "commits": commits,
-        "added": added,
+        "spans": kept,
     }
     out.write_text(json.dumps(doc, indent=0) + "\n", encoding="utf-8")
-    print(f"wrote {out}: {len(added)} names of {len(spans)}", file=sys.stderr)
+    print(f"wrote {out}: {len(kept)} names of {len(spans)}", file=sys.stderr)
     return 0
 
 

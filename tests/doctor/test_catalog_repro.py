@@ -23,6 +23,9 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
+    "gpu_out_of_memory",
+    "gpu_index_missing",
+    "python_ssl_unavailable",
     "lasagne_too_old",
     "theano_too_old",
     "theano_downsample_removed",
@@ -219,6 +222,50 @@ def test_the_cuda_runtimes_words_for_a_kernel_without_this_gpus_code() -> None:
         f"Cuda kernel failed. Error: {message}",
     ):
         assert first_id(printed) == "old_gpu", printed
+
+
+def test_the_cuda_runtimes_out_of_memory_as_programs_print_it() -> None:
+    """cudaErrorMemoryAllocation's own words, as PyTorch (C10_CUDA_CHECK, THC's __THCudaCheck)
+    and mxnet's storage managers print them: the GPU ran out of memory."""
+    code, message = cuda_runtime_words("cudaErrorMemoryAllocation")
+    assert message == "out of memory"
+    for printed in (
+        f"RuntimeError: CUDA error: {message}",
+        f"THCudaCheck FAIL file=/pytorch/aten/src/THC/generic/THCStorage.cu line=58 error={code} : {message}",
+        f"RuntimeError: cuda runtime error ({code}) : {message} at /pytorch/aten/src/THC/THCStorage.cu:58",
+        f"src/storage/./pooled_storage_manager.h:157: cudaMalloc failed: {message}",
+    ):
+        assert first_id(printed) == "gpu_out_of_memory", printed
+
+
+def test_the_cuda_runtimes_invalid_device_as_programs_print_it() -> None:
+    """cudaErrorInvalidDevice's own words (10 before CUDA 10.1, 101 since), as PyTorch and
+    mxnet print them: a GPU number this machine does not have."""
+    code, message = cuda_runtime_words("cudaErrorInvalidDevice")
+    assert message == "invalid device ordinal"
+    for printed in (
+        f"RuntimeError: CUDA error: {message}",
+        f"THCudaCheck FAIL file=/pytorch/torch/csrc/cuda/Module.cpp line=59 error={code} : {message}",
+        f"src/storage/storage.cc:59: Check failed: e == cudaSuccess || e == cudaErrorCudartUnloading"
+        f" CUDA: {message}",
+    ):
+        assert first_id(printed) == "gpu_index_missing", printed
+
+
+def test_pip_in_a_python_that_cannot_load_ssl(tmp_path: Path) -> None:
+    """The real pip of this interpreter where `import ssl` fails (a stand-in ssl.py first on the
+    path, as a Windows Python without OpenSSL's DLLs on PATH fails to import _ssl): urllib3's own
+    refusal of an https index."""
+    (tmp_path / "nossl").mkdir()
+    (tmp_path / "nossl" / "ssl.py").write_text('raise ImportError("DLL load failed while importing _ssl")\n')
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPATH": str(tmp_path / "nossl")}
+    env["PIP_CONFIG_FILE"] = os.devnull
+    args = ["download", "--no-deps", "-d", "dl", "--retries", "0", "--index-url", "https://127.0.0.1:9/"]
+    pip = [sys.executable, "-m", "pip", *args, "six"]
+    proc = subprocess.run(pip, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    out = proc.stdout + proc.stderr
+    assert "because the SSL module is not available" in out, out[-1500:]
+    assert first_id(out) == "python_ssl_unavailable", out[-1500:]
 
 
 @pytest.mark.parametrize("arch", ["-arch=compute_999", "-gencode=arch=compute_20,code=sm_20"])
@@ -730,6 +777,13 @@ NEWER_RELEASE_CALLS = {
     "bn": ("from theano.tensor.nnet import bn", "cannot import name 'bn'", "theano_too_old"),
     # no pattern names it: the release that added theano.tensor.signal.pool (data/theano_api.json)
     "pool": ("from theano.tensor.signal import pool", "cannot import name 'pool'", "theano_too_old"),
+    # the old back-end's module imports (0.7 has it), the name it gained in 0.8 does not: 1.0's
+    # theano.sandbox.cuda raises on import, so the name's error says older (data/theano_api.json)
+    "old back-end": (
+        "from theano.sandbox.cuda.basic_ops import gpu_alloc_empty",
+        "cannot import name 'gpu_alloc_empty'",
+        "theano_too_old",
+    ),
     "pkl_utils": (
         "from theano.misc.pkl_utils import PersistentCudaNdarrayID",
         "PersistentCudaNdarrayID",

@@ -142,7 +142,20 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
 
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
-FROM_THE_PROGRAMS_SOURCE = {"torch_jit_compile_failed"}
+FROM_THE_PROGRAMS_SOURCE = {"torch_jit_compile_failed", "no_nvidia_gpu"}
+
+
+def test_pytorch_finding_no_driver_at_all():
+    """c10/cuda/CUDAFunctions.cpp device_count_impl's message (a CUDA build of PyTorch on a
+    machine with no NVIDIA driver: no GPU runs here), as torch.cuda's lazy init raises it."""
+    paste = (
+        '  File "/usr/lib/python3/site-packages/torch/cuda/__init__.py", line 298, in _lazy_init\n'
+        "    torch._C._cuda_init()\n"
+        "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA "
+        "GPU and installed a driver from http://www.nvidia.com/Download/index.aspx\n"
+    )
+    assert diagnose_log(paste)[0].id == "no_nvidia_gpu"
+
 
 # the first lines of the kernel PyTorch's jiterator compiles (aten/src/ATen/native/cuda/jit_utils.cpp
 # jit_common_types, formatted as torch 1.13 prints it): a failed compile raises it whole

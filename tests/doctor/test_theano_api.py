@@ -32,6 +32,31 @@ from gpuforge.doctor.theano_api import api
             "import theano.gpuarray\nImportError: No module named gpuarray\n",
             "theano.gpuarray is in Theano 0.9.0",
         ),
+        # Python 2's attribute error cut before its closing quote
+        (
+            '  File "/usr/lib/python2.7/dist-packages/keras/activations.py", line 20, in relu\n'
+            "    return T.nnet.relu(x)\nAttributeError: 'module' object has no attribute 'relu\n",
+            "theano.tensor.nnet.relu",
+        ),
+        # a name the old back-end gained in 0.9 and lost with it in 1.0: the module imported
+        # (1.0's theano.sandbox.cuda raises on import), so the Theano is older than 0.9
+        (
+            "from theano.sandbox.cuda.dnn import GpuDnnBatchNorm, dnn_batch_normalization_train\n"
+            "ImportError: cannot import name 'GpuDnnBatchNorm'\n",
+            "theano.sandbox.cuda.dnn.GpuDnnBatchNorm is in Theano 0.9.0",
+        ),
+        (
+            "from theano.sandbox.cuda.basic_ops import gpu_alloc_empty\n"
+            "ImportError: cannot import name gpu_alloc_empty\n",
+            "gpu_alloc_empty is in Theano 0.8.0",
+        ),
+        # a bare name raised in a Theano user's own frame (Keras' backend, the line not shown):
+        # every Theano module having `pool` gained it in 0.8.0 or later
+        (
+            '  File "build\\bdist.win-amd64\\egg\\keras\\backend\\theano_backend.py", line 4, in <module>\n'
+            "ImportError: cannot import name pool\n",
+            "theano.tensor.signal.pool is in Theano 0.8.0",
+        ),
     ],
 )
 def test_a_name_a_later_release_added(paste, asked):
@@ -45,9 +70,10 @@ def test_a_name_a_later_release_added(paste, asked):
     [
         # a Theano stated as new as the release adding the name: something else is wrong
         "Theano==1.0.5\nfrom theano.tensor.signal import pool\nImportError: cannot import name pool\n",
-        # a name Theano 1.0 removed again (the old back-end's): the paste cannot tell old from new
-        "from theano.sandbox.cuda.basic_ops import gpu_alloc_empty\n"
-        "ImportError: cannot import name gpu_alloc_empty\n",
+        # a module Theano 0.9 removed (theano_downsample_removed's): old and new lack it alike
+        "from theano.tensor.signal import downsample\nImportError: cannot import name downsample\n",
+        # a bare name raised outside Theano's users: whose it is the paste does not show
+        '  File "/x/app/net.py", line 4, in <module>\nImportError: cannot import name pool\n',
         # a name every release has, and one no release has
         "from theano import function\nImportError: cannot import name function\n",
         "from theano.tensor import no_such_name\nImportError: cannot import name no_such_name\n",
@@ -60,11 +86,15 @@ def test_nothing_else_is_a_newer_theano(paste):
 
 
 def test_the_table_is_theanos_release_tags():
-    releases, added = api()
+    releases, spans = api()
     assert releases[0] == "0.6" and releases[-1] == "1.0.5"
-    assert added["theano.tensor.nnet:relu"] == releases.index("0.8.0")
-    assert added["theano.gpuarray"] == releases.index("0.9.0")
-    assert "theano.tensor.signal:downsample" not in added  # 0.9 removed it: theano_downsample_removed
+    newest = len(releases) - 1
+    assert spans["theano.tensor.nnet:relu"] == (releases.index("0.8.0"), newest)
+    assert spans["theano.gpuarray"] == (releases.index("0.9.0"), newest)
+    # 0.9 removed downsample (theano_downsample_removed); 1.0 the old back-end's modules
+    assert spans["theano.tensor.signal:downsample"] == (0, releases.index("0.8.2"))
+    assert spans["theano.sandbox.cuda.dnn"][1] == releases.index("0.9.0")
+    assert "theano:function" not in spans  # every release has it: it says nothing of a version
 
 
 def test_the_table_is_what_the_tool_writes_from_a_theano_clone(tmp_path):

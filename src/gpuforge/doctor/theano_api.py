@@ -2,11 +2,20 @@
 
 `cannot import name 'pool'`, `module 'theano.tensor.nnet' has no attribute 'relu'`, Python 2's
 `'module' object has no attribute 'relu'` under a line calling `T.nnet.relu(x)`, `No module
-named theano.gpuarray`: the missing name and the module it was asked of (from the message, or
-from the paste's own lines that import or call it) are looked up in data/theano_api.json, which
-tools/theano_api.py writes from Theano's release tags. A name some release added and the last
-one still has was asked of a Theano older than that release (theano_too_old), unless the paste
-states a Theano at least that new.
+named theano.gpuarray`: the missing name and the module it was asked of (from the message, from
+the paste's own lines that import or call it, or, for a bare name raised in a Theano user's own
+frame, from every Theano module that has it) are looked up in data/theano_api.json, which
+tools/theano_api.py writes from Theano's release tags: the first and the last release having
+each name. The installed Theano lacks the name, so it is older than the first release or newer
+than the last:
+
+- a name every release since its first still has: older (theano_too_old);
+- a name asked of a module that exists (`cannot import name`, `has no attribute`), dropped
+  with that module (the old back-end's theano.sandbox.cuda, gone in 1.0): the module is there,
+  so the Theano is not newer than the last release: older;
+- a name dropped while its module stayed, or a module dropped: either, so not judged;
+
+unless the paste states a Theano at least as new as the first release.
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpuforge import locations
 from gpuforge.doctor.catalog import lookup, version_key
@@ -22,17 +31,26 @@ from gpuforge.doctor.catalog import lookup, version_key
 MISSING_RE = re.compile(
     r"cannot import name '?(?P<name>\w+)'?(?: from '(?P<module>[\w.]+)')?"
     r"|module '(?P<attr_module>[\w.]+)' has no attribute '(?P<attr>\w+)'"
-    r"|'module' object has no attribute '(?P<py2attr>\w+)'"
+    r"|'module' object has no attribute '(?P<py2attr>\w+)'?"  # a paste may cut the closing quote
     r"|No module named '?(?P<missing_module>[\w.]+)'?"
 )
 ALIASES = {"T": "theano.tensor", "tt": "theano.tensor", "tensor": "theano.tensor", "theano": "theano"}
+# a traceback's frame line; a Theano user's own frame names theano in its path (Keras'
+# backend/theano_backend.py, lasagne/theano_extensions/...)
+FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line \d+', re.M)
+
+
+class Asked(NamedTuple):
+    module: str  # the Theano module the name was asked of
+    name: str
+    module_exists: bool  # the error is the name's (the module imported), not the module's
 
 
 @cache
-def api() -> tuple[tuple[str, ...], dict[str, int]]:
-    """(release names, {module or module:name: index of the release that added it})."""
+def api() -> tuple[tuple[str, ...], dict[str, tuple[int, int]]]:
+    """(release names, {module or module:name: (first, last) index of the releases having it})."""
     doc = json.loads(locations.THEANO_API.read_text(encoding="utf-8"))
-    return tuple(doc["releases"]), dict(doc["added"])
+    return tuple(doc["releases"]), {k: (span[0], span[1]) for k, span in doc["spans"].items()}
 
 
 def _modules_asking(text: str, name: str) -> set[str]:
@@ -48,37 +66,80 @@ def _modules_asking(text: str, name: str) -> set[str]:
     return found
 
 
-def _asked(text: str) -> set[tuple[str, str]]:
-    """(module, name) pairs the paste's errors say are missing."""
-    asked = set()
+def _raised_in_theano_user(text: str, at: int) -> bool:
+    """Whether the traceback frame just above the error at ``at`` is a file of Theano's own
+    users (its path names theano: Keras' backend/theano_backend.py)."""
+    frames = list(FRAME_RE.finditer(text, 0, at))
+    return bool(frames) and "theano" in frames[-1]["path"].lower()
+
+
+def _modules_having(name: str) -> set[str]:
+    """The Theano modules whose name lists have ``name`` (as a name or a sub-module)."""
+    _, spans = api()
+    modules = {key.rpartition(":")[0] for key in spans if key.endswith(f":{name}")}
+    return modules | {k.rpartition(".")[0] for k in spans if k.endswith(f".{name}") and ":" not in k}
+
+
+def _asked(text: str) -> set[tuple[Asked, ...]]:
+    """What the paste's errors say is missing, with the module it was asked of: each a tuple of
+    the modules it may have been asked of (one, but for a bare name raised in a Theano user's
+    frame: every Theano module having it)."""
+    asked: set[tuple[Asked, ...]] = set()
     for m in MISSING_RE.finditer(text):
         if m["missing_module"]:
             parent, _, leaf = m["missing_module"].rpartition(".")
             if parent.startswith("theano"):
-                asked.add((parent, leaf))
+                asked.add((Asked(parent, leaf, False),))
             else:
-                asked.update((module, leaf) for module in _modules_asking(text, leaf))
+                asked.update((Asked(module, leaf, False),) for module in _modules_asking(text, leaf))
             continue
         name = m["name"] or m["attr"] or m["py2attr"]
         module = m["module"] or m["attr_module"]
         if module and module.startswith("theano"):
-            asked.add((module, name))
+            asked.add((Asked(module, name, True),))
         elif not module:
-            asked.update((found, name) for found in _modules_asking(text, name))
+            modules = _modules_asking(text, name)
+            asked.update((Asked(found, name, True),) for found in modules)
+            if not modules and m["name"] and _raised_in_theano_user(text, m.start()):
+                having = sorted(_modules_having(name))
+                if having:
+                    asked.add(tuple(Asked(found, name, True) for found in having))
     return asked
+
+
+def _first_release_lacking(asked: Asked) -> int | None:
+    """The release the installed Theano is older than, or None when the span cannot say."""
+    releases, spans = api()
+    newest = len(releases) - 1
+    key = f"{asked.module}:{asked.name}" if asked.module_exists else None
+    span = spans.get(key or "") or spans.get(f"{asked.module}.{asked.name}")
+    if span is None and not asked.module_exists:
+        span = spans.get(f"{asked.module}:{asked.name}")
+    if span is None or span[0] == 0:
+        return None  # every release has it, or no release: not a version's name
+    first, last = span
+    if last == newest:
+        return first
+    module_span = spans.get(asked.module, (0, newest))
+    if asked.module_exists and module_span[1] == last:
+        return first  # the module left with the name, and it is still here: an older Theano
+    return None
 
 
 def newer_theano_asked(text: str, facts: dict[str, Any]) -> str | None:
     """What the paste asks of a newer Theano, or None (nothing, or a Theano stated that new)."""
     if "theano" not in text.lower() and not re.search(r"\bT\.\w", text):
         return None
-    releases, added = api()
+    releases, _ = api()
     stated = lookup(facts, "imports.theano.version")
-    for module, name in sorted(_asked(text)):
-        first = added.get(f"{module}:{name}", added.get(f"{module}.{name}"))
-        if first is None:
-            continue
+    for alternatives in sorted(_asked(text)):
+        firsts = [_first_release_lacking(asked) for asked in alternatives]
+        if None in firsts:
+            continue  # some module it may have been asked of cannot say
+        first = min(f for f in firsts if f is not None)
         if isinstance(stated, str) and version_key(stated) >= version_key(releases[first]):
             continue
-        return f"{module}.{name} is in Theano {releases[first]} and later"
+        name = alternatives[0].name
+        where = " or ".join(f"{asked.module}.{name}" for asked in alternatives)
+        return f"{where} is in Theano {releases[first]} and later"
     return None
