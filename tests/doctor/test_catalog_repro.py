@@ -23,6 +23,7 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
+    "theano_old_backend_removed",
     "gpu_out_of_memory",
     "gpu_index_missing",
     "python_ssl_unavailable",
@@ -672,6 +673,31 @@ def test_code_for_an_older_theano(theano_python, tmp_path: Path) -> None:
     proc = run_in_theano(theano_python, tmp_path, "from theano.tensor.signal import downsample")
     assert "ImportError: cannot import name 'downsample'" in proc.stderr, proc.stderr[-2000:]
     assert first_id(proc.stderr) == "theano_downsample_removed"
+
+
+def test_code_for_the_old_gpu_backend(theano_python, tmp_path: Path) -> None:
+    """Real Theano 1.0.5 importing the old back-end's cuDNN module, as code for Theano 0.9 does:
+    the stub left of theano.sandbox.cuda raises nose's SkipTest, and without nose (this
+    environment, most today) fails at its first line."""
+    proc = run_in_theano(theano_python, tmp_path, "from theano.sandbox.cuda import dnn")
+    assert "from nose.plugins.skip import SkipTest" in proc.stderr, proc.stderr[-2000:]
+    assert first_id(proc.stderr) == "theano_old_backend_removed"
+    # with nose, the stub's own message (its text from the same file)
+    skipped = "unittest.case.SkipTest: You are importing theano.sandbox.cuda. This is the old GPU back-end"
+    assert first_id(skipped + " and is removed from Theano.") == "theano_old_backend_removed"
+
+
+def test_theano_09_configured_for_the_gpu_without_pygpu(tmp_path: Path) -> None:
+    """Real Theano 0.9.0 (PyPI, Python 3.6) with device=cuda and no pygpu: it prints one line
+    for a pygpu missing and one too new (rel-0.9.0 theano/gpuarray/__init__.py); alone it reads
+    as the version mismatch the threads of its day found, beside the paste's own `No module
+    named 'pygpu'` as pygpu missing."""
+    python = pypi_venv("3.6", tmp_path / "venv", ["Theano==0.9.0", "numpy==1.13.3", "scipy==1.0.0"])
+    proc = run_in_theano(python, tmp_path, "import theano", "device=cuda")
+    assert "pygpu was configured but could not be imported or is too old" in proc.stderr, proc.stderr
+    assert first_id(proc.stderr) == "pygpu_version"
+    missing = ">>> import pygpu\nModuleNotFoundError: No module named 'pygpu'\n" + proc.stderr
+    assert first_id(missing) == "pygpu_import"
 
 
 FLOAT_MIXES = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuforge.doctor.log_facts import as_probe_facts, diagnose_log, extract
+from gpuforge.doctor.log_facts import as_probe_facts, diagnose_log, extract, log_facts
 
 # (a line as its program prints it, where that comes from) -> the fact it states
 LINES = [
@@ -142,7 +142,7 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
 
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
-FROM_THE_PROGRAMS_SOURCE = {"torch_jit_compile_failed", "no_nvidia_gpu"}
+FROM_THE_PROGRAMS_SOURCE = {"torch_jit_compile_failed", "no_nvidia_gpu", "no_build_for_python"}
 
 
 def test_pytorch_finding_no_driver_at_all():
@@ -183,3 +183,52 @@ def test_an_nvrtc_whose_architectures_are_unknown_is_not_judged():
     """NVRTC 11.8 and later answer nvrtcGetSupportedArchs (the probe asks it); a paste stating
     only the version says nothing of what it accepts."""
     assert diagnose_log("torch==2.1.0+cu121\nGPU: NVIDIA GeForce RTX 4090\nsomething failed\n") == []
+
+
+@pytest.mark.parametrize(
+    ("paste", "judged"),
+    [
+        # pip's own message (pip/_internal/resolution/resolvelib/factory.py): the releases it
+        # lists are those with a build this Python can install
+        (
+            "ERROR: Could not find a version that satisfies the requirement torch==1.13.1 "
+            "(from versions: 2.0.0, 2.0.1, 2.1.0)\nERROR: No matching distribution found for torch==1.13.1\n",
+            True,
+        ),
+        # a local version tag after the pin
+        (
+            "ERROR: Could not find a version that satisfies the requirement torch==1.4.0+cu92 "
+            "(from versions: 1.7.0, 1.8.0)\n",
+            True,
+        ),
+        # a pin newer than every listed release: a Python too old, a typo, a release not out yet
+        (
+            "ERROR: Could not find a version that satisfies the requirement torch==9.0"
+            " (from versions: 2.0.0)\n",
+            False,
+        ),
+        # nothing listed at all: the package or the index may be wrong
+        (
+            "ERROR: Could not find a version that satisfies the requirement torch==1.0"
+            " (from versions: none)\n",
+            False,
+        ),
+    ],
+)
+def test_a_pin_older_than_every_build_pip_lists(paste, judged):
+    """pip's list of what this Python can install says the pinned release has no build here."""
+    found = log_facts(paste)["derived"].get("pin_older_than_builds")
+    assert bool(found) == judged
+    assert any(f.id == "no_build_for_python" for f in diagnose_log(paste)[:1]) == judged
+
+
+def test_condas_refusal_for_the_environments_python():
+    """conda/exceptions.py UnsatisfiableError's python message (4.8 to 26.x), hard-wrapped as
+    conda prints it."""
+    paste = (
+        "UnsatisfiableError: The following specifications were found\n"
+        "to be incompatible with the existing python installation in your environment:\n\n"
+        "Specifications:\n\n  - h5py==2.7.0 -> python[version='>=2.7,<2.8.0a0|>=3.6,<3.7.0a0']\n\n"
+        "Your python: python=3.8\n"
+    )
+    assert diagnose_log(paste)[0].id == "no_build_for_python"

@@ -225,3 +225,16 @@ def test_a_conda_mirror_host_spelled_wrong_or_right() -> None:
     assert first("mirrors.tuna.tsinghua.edu.cn") == "conda_network_unreachable"
     assert first("mirrors.ustc.edu.cn") == "conda_connection_failed"  # real, not in mirrors.yaml
     assert first("mirrors.sjtug.sjtu.edu.cn") == "conda_connection_failed"  # another host of SJTU
+
+
+def test_a_retyped_error_is_read_one_letter_off():
+    """A word one edit from exactly one word of the catalog's patterns reads as that word
+    (doctor/typos.py); a word the patterns spell themselves, in a group's alternatives too, is
+    not a typo: "satisfied" (env_mismatch's `already satisfied|...`) stays, though pip's
+    "satisfies" is one letter away."""
+    from gpuforge.doctor.catalog import corrector
+
+    assert corrector().correct("pygpu was configued") == "pygpu was configured"
+    said = "reinstalling says requirement already satisfied\nImportError: No module named theano\n"
+    assert corrector().correct(said) == said
+    assert ids(said)[0] == "env_mismatch"

@@ -15,7 +15,7 @@ import re2
 
 from gpuforge import locations
 from gpuforge.doctor.normalize import evidence_lines, normalize, unwrapped
-from gpuforge.doctor.typos import Corrector, pattern_words
+from gpuforge.doctor.typos import Corrector, pattern_words, spelled_words
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import read_text
 from gpuforge.yamlio import expect_list, expect_mapping, load_yaml
@@ -389,7 +389,8 @@ def corrector(path: Path = CATALOG_PATH) -> Corrector:
 
 @cache
 def _corrector(path: Path) -> Corrector:
-    return Corrector(pattern_words(p.decode("utf-8", "replace") for p in pattern_set(path)[1]))
+    patterns = [p.decode("utf-8", "replace") for p in pattern_set(path)[1]]
+    return Corrector(pattern_words(patterns), spelled_words(patterns))
 
 
 def _text_match(e: Entry, text: bytes, present: set[bytes]) -> tuple[int, str] | None:

@@ -22,7 +22,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuforge.doctor import gpu_fit, theano_api
-from gpuforge.doctor.catalog import Finding, confirmed_by_facts, diagnose_facts, diagnose_text, lookup
+from gpuforge.doctor.catalog import (
+    Finding,
+    confirmed_by_facts,
+    diagnose_facts,
+    diagnose_text,
+    lookup,
+    version_key,
+)
 from gpuforge.doctor.gpu_names import NAME_RE, compute_capability
 
 V = r"(\d+\.\d+(?:\.\d+)?)"  # a version: major.minor[.patch]
@@ -208,6 +215,27 @@ def as_probe_facts(facts: list[Fact]) -> dict[str, Any]:
     return out
 
 
+# pip's resolver (pip/_internal/resolution/resolvelib/factory.py, and the legacy resolver's
+# package_finder.py): "Could not find a version that satisfies the requirement %s (from
+# versions: %s)", the versions listed being those with a build this Python and platform can use
+PIP_NOT_FOUND_RE = re.compile(
+    r"satisfies the requirement (?P<name>[\w.-]+)\s*==\s*(?P<want>\d+(?:\.\d+)*)[^\s(]*\s*"
+    r"\(from versions:? (?P<listed>[^)\n]*)\)",
+    re.I,
+)
+
+
+def pin_older_than_builds(text: str) -> str | None:
+    """A pinned release older than every release pip lists for this Python: PyPI keeps old
+    releases, so the pinned one has no build for this Python (newer than that release)."""
+    for m in PIP_NOT_FOUND_RE.finditer(text):
+        listed = re.findall(r"\d+(?:\.\d+)*", m["listed"])
+        if listed and all(version_key(v) > version_key(m["want"]) for v in listed):
+            pin = f"{m['name']}=={m['want']}"
+            return f"{pin} is older than every build pip lists for this Python ({listed[0]} ...)"
+    return None
+
+
 def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     """The derived facts a paste can support (facts.derive's others need a probe): the device
     Theano was given, whether cuDNN was turned off, and the GPU rules (gpu_fit)."""
@@ -223,6 +251,9 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     newer = theano_api.newer_theano_asked(text, facts)
     if newer:
         derived["theano_name_added"] = newer
+    older = pin_older_than_builds(text)
+    if older:
+        derived["pin_older_than_builds"] = older
     derived.update(gpu_fit.derive_gpu(facts))
     facts["derived"] = derived
     return derived

@@ -5,8 +5,9 @@ imported") writes the catalog's words one letter off. The vocabulary is the cata
 word of 7 or more letters in its patterns' literal text. A word of the paste that is not in it,
 but one edit away (a letter dropped, added, changed or two swapped) from exactly one word of
 it with the same first letter, becomes that word. Short words are left alone (too many are one
-edit from another), and so is a paste over MAX_CHARS (a machine's log, not typed; and the
-lookup is per word).
+edit from another), so is any word the patterns spell anywhere, an alternative of a group
+included (`already satisfied|installed` keeps "satisfied" from becoming pip's "satisfies"),
+and so is a paste over MAX_CHARS (a machine's log, not typed; and the lookup is per word).
 
 One edit is found with the symmetric-delete method: the vocabulary's words with each letter
 deleted in turn are indexed once; a word of the paste matches a vocabulary word when the two
@@ -28,8 +29,11 @@ def _deletions(word: str) -> set[str]:
 
 
 class Corrector:
-    def __init__(self, words: Iterable[str]) -> None:
+    def __init__(self, words: Iterable[str], spelled: Iterable[str] = ()) -> None:
+        """``words``: the vocabulary typos are corrected toward; ``spelled``: words left as they
+        are (the patterns spell them, though not as a whole literal word)."""
         self.words = {w.lower() for w in words if len(w) >= MIN_LETTERS}
+        self.spelled = {w.lower() for w in spelled} | self.words
         self.index: dict[str, set[str]] = {}
         for w in self.words:
             for key in (w, *_deletions(w)):
@@ -38,7 +42,7 @@ class Corrector:
     def nearest(self, word: str) -> str | None:
         """The one vocabulary word one edit from ``word`` (None: none, or more than one)."""
         lower = word.lower()
-        if lower in self.words:
+        if lower in self.spelled:
             return None
         found: set[str] = set()
         for key in (lower, *_deletions(lower)):
@@ -90,3 +94,8 @@ def pattern_words(patterns: Iterable[str]) -> set[str]:
     for p in patterns:
         words |= set(LITERAL_WORD.findall(p))
     return words
+
+
+def spelled_words(patterns: Iterable[str]) -> set[str]:
+    """Every run of letters long enough to be corrected that regular expressions spell."""
+    return {w for p in patterns for w in WORD.findall(p)}
