@@ -291,6 +291,23 @@ def test_nvcc_asked_for_an_architecture_it_does_not_know(tmp_path: Path, arch: s
     assert first_id(cut) == "nvcc_arch_unsupported", cut
 
 
+@pytest.mark.parametrize("compiler", ["nvcc", "g++"])
+def test_a_cudnn_function_of_an_older_generation(tmp_path: Path, compiler: str) -> None:
+    """nvcc and g++ on a call of cuDNN 5's cudnnSetFilterNdDescriptor_v4 (Theano 0.9's old
+    back-end, dnn_base.c:57) where no header declares it, as cuDNN 6's cudnn.h no longer does:
+    the compilers' own words for it."""
+    path = shutil.which(compiler)
+    if path is None:
+        pytest.skip(f"needs {compiler} on PATH")
+    suffix = ".cu" if compiler == "nvcc" else ".cpp"
+    (tmp_path / f"mod{suffix}").write_text(
+        "int f(void *desc) { return cudnnSetFilterNdDescriptor_v4(desc, 0, 0, 4, 0); }\n", encoding="utf-8"
+    )
+    out = run([path, "-c", f"mod{suffix}", "-o", "mod.o"], tmp_path, timeout=300)
+    assert "cudnnSetFilterNdDescriptor_v4" in out, out
+    assert first_id(out) == "cudnn_version", out
+
+
 def test_pygpu_given_a_device_name_it_cannot_parse(tmp_path: Path) -> None:
     """Debian's real pygpu (libgpuarray 0.7.6) given the device `cuda*` (Theano accepts any
     cuda... value and hands it on): its pygpu_init parses the number with int()."""
@@ -669,10 +686,18 @@ def test_a_compiler_message_in_another_code_page(theano_python, tmp_path: Path) 
 
 
 def test_code_for_an_older_theano(theano_python, tmp_path: Path) -> None:
-    """Real Theano 1.0.5 importing what Lasagne 0.1's pool layers import (removed in 0.9)."""
+    """Real Theano 1.0.5 importing what Lasagne 0.1's pool layers import (removed in 0.9), and
+    asking for it as an attribute."""
     proc = run_in_theano(theano_python, tmp_path, "from theano.tensor.signal import downsample")
     assert "ImportError: cannot import name 'downsample'" in proc.stderr, proc.stderr[-2000:]
     assert first_id(proc.stderr) == "theano_downsample_removed"
+    asked = run_in_theano(
+        theano_python, tmp_path, "import theano.tensor.signal as S\nS.downsample.max_pool_2d"
+    )
+    assert "has no attribute 'downsample'" in asked.stderr, asked.stderr[-2000:]
+    assert first_id(asked.stderr) == "theano_downsample_removed"
+    py2 = asked.stderr.replace("module 'theano.tensor.signal' has", "'module' object has")
+    assert first_id(py2) == "theano_downsample_removed"
 
 
 def test_code_for_the_old_gpu_backend(theano_python, tmp_path: Path) -> None:

@@ -107,3 +107,35 @@ def test_the_table_is_what_the_tool_writes_from_a_theano_clone(tmp_path):
     out = tmp_path / "theano_api.json"
     assert tool.main([clone], out) == 0
     assert json.loads(out.read_text()) == json.loads(locations.THEANO_API.read_text())
+
+
+@pytest.mark.parametrize(
+    ("paste", "judged"),
+    [
+        # Lasagne master hides Conv3DLayer from a Theano without T.nnet.conv3d (conv.py:789):
+        # beside a stated Lasagne master, the Theano is too old for it
+        (
+            "AttributeError: 'module' object has no attribute 'Conv3DLayer'\n"
+            "I have the version 0.2.dev1 of lasagne and Theano 0.8.0.\n",
+            True,
+        ),
+        (
+            "from lasagne.layers import MaxPool3DLayer\n"
+            "ImportError: cannot import name MaxPool3DLayer\nTheano 0.8.2\n",
+            True,
+        ),
+        # nothing stated: Lasagne 0.1 lacks it too (lasagne_too_old's to name)
+        ("import theano\nAttributeError: 'module' object has no attribute 'Conv3DLayer'\n", False),
+        # a Theano new enough: something else is wrong
+        (
+            "Lasagne 0.2.dev1, Theano 1.0.5\n"
+            "AttributeError: 'module' object has no attribute 'Conv3DLayer'\n",
+            False,
+        ),
+    ],
+)
+def test_a_lasagne_layer_hidden_from_an_older_theano(paste, judged):
+    added = log_facts(paste)["derived"].get("theano_name_added")
+    assert bool(added) == judged, added
+    if judged:
+        assert diagnose_log(paste)[0].id == "theano_too_old"

@@ -33,6 +33,7 @@ from gpuforge.doctor.catalog import (
 from gpuforge.doctor.gpu_names import NAME_RE, compute_capability
 
 V = r"(\d+\.\d+(?:\.\d+)?)"  # a version: major.minor[.patch]
+END = r"(?!\w|\.\w)"  # ... and no more of it (a sentence's full stop may follow: "Theano 0.8.0.")
 SEP = r"(?:\s*[=:]=?\s*|\s+v?|-(?=\d))"  # numpy==1.2, numpy 1.2, numpy-1.2 (a wheel), numpy: 1.2
 
 
@@ -82,14 +83,17 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
         ),
         ("python.bits", r"\b(32|64)[- ]bit (?:Python|Anaconda|Miniconda|interpreter)", lambda m: int(m[1])),
         # the stack's packages: listings, wheels and prose
-        ("imports.theano.version", rf"\bTheano{SEP}{V}(?![\w.])", None),
+        ("imports.theano.version", rf"\bTheano{SEP}{V}{END}", None),
         ("imports.pygpu.version", rf"\b(?:pygpu|libgpuarray){SEP}(0\.\d+\.\d+)\b", None),
         ("imports.pygpu.version", r"Your installed version of pygpu\((\d+\.\d+\.\d+)", None),
-        ("imports.numpy.version", rf"\bnumpy{SEP}{V}(?![\w.])", None),
+        ("imports.numpy.version", rf"\bnumpy{SEP}{V}{END}", None),
+        # Lasagne: a listing, a wheel, prose (its master says 0.2.dev1; PyPI's release is 0.1)
+        ("imports.lasagne.version", rf"\bLasagne{SEP}(\d+\.\d+(?:\.\d+)?(?:\.?dev\d*)?){END}", None),
+        ("imports.lasagne.version", r"\bversion (\d+\.\d+(?:\.\d+)?(?:\.?dev\d*)?) of lasagne\b", None),
         ("imports.numpy.version", r"[/\\]numpy-(\d+\.\d+\.\d+)(?:\.dist-info|-py)", None),
         # cuDNN: Theano's own line, listings, library names, prose
         ("cuda.cudnn.version", r"Using cuDNN version (\d{4,6})\b", lambda m: _cudnn_number(m[1])),
-        ("cuda.cudnn.version", rf"\bcu[dD][nN][nN]{SEP}{V}(?![\w.])", None),
+        ("cuda.cudnn.version", rf"\bcu[dD][nN][nN]{SEP}{V}{END}", None),
         ("cuda.cudnn.version", r"\bcudnn64_(\d+)\.dll", lambda m: m[1]),
         ("cuda.cudnn.version", r"\blibcudnn\.so\.(\d+(?:\.\d+){0,2})\b", None),
         # the CUDA an environment compiles with: NVRTC's library, the toolkit package, nvcc, tags
@@ -295,4 +299,7 @@ def diagnose_log(text: str, off: dict[str, frozenset[bytes]] | None = None) -> l
         if decided is not None:
             found[i] = decided
             judged.remove(decided)
-    return found + judged
+    # a finding another one explains (its consequence) comes after every cause, as among the
+    # text findings (catalog.order_findings): a fact rule may explain a message's finding too
+    explained = {i for f in judged for i in f.entry.explains}
+    return [f for f in found if f.id not in explained] + judged + [f for f in found if f.id in explained]

@@ -16,6 +16,10 @@ than the last:
 - a name dropped while its module stayed, or a module dropped: either, so not judged;
 
 unless the paste states a Theano at least as new as the first release.
+
+Lasagne's GitHub master hides the layers an older Theano cannot run (LASAGNE_HIDES): asked
+for one beside a stated Lasagne master (0.2.dev) or a stated Theano older than the release
+adding what it needs, the Theano is too old for it.
 """
 
 from __future__ import annotations
@@ -38,6 +42,20 @@ ALIASES = {"T": "theano.tensor", "tt": "theano.tensor", "tensor": "theano.tensor
 # a traceback's frame line; a Theano user's own frame names theano in its path (Keras'
 # backend/theano_backend.py, lasagne/theano_extensions/...)
 FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line \d+', re.M)
+
+
+# Lasagne master (github.com/Lasagne/Lasagne) deletes these names when Theano lacks what they
+# need: lasagne/layers/conv.py:789 (`if not hasattr(T.nnet, 'conv3d'): del Conv3DLayer`),
+# conv.py:1180 (AbstractConv3d_gradInputs: TransposedConv3DLayer, Deconv3DLayer), pool.py:575
+# (`if not hasattr(T.signal.pool, 'pool_3d')`: Pool3DLayer, MaxPool3DLayer)
+LASAGNE_HIDES = {
+    "Conv3DLayer": "theano.tensor.nnet:conv3d",
+    "TransposedConv3DLayer": "theano.tensor.nnet.abstract_conv:AbstractConv3d_gradInputs",
+    "Deconv3DLayer": "theano.tensor.nnet.abstract_conv:AbstractConv3d_gradInputs",
+    "Pool3DLayer": "theano.tensor.signal.pool:pool_3d",
+    "MaxPool3DLayer": "theano.tensor.signal.pool:pool_3d",
+}
+LASAGNE_MISSING_RE = re.compile(rf"(?:cannot import name |has no attribute )'?({'|'.join(LASAGNE_HIDES)})\b")
 
 
 class Asked(NamedTuple):
@@ -126,10 +144,30 @@ def _first_release_lacking(asked: Asked) -> int | None:
     return None
 
 
+def _lasagne_layer_hidden(text: str, facts: dict[str, Any]) -> str | None:
+    """A layer Lasagne master hides from an older Theano, missing beside a stated Lasagne master
+    or a stated Theano older than what the layer needs."""
+    releases, spans = api()
+    stated = lookup(facts, "imports.theano.version")
+    lasagne = lookup(facts, "imports.lasagne.version")
+    for m in LASAGNE_MISSING_RE.finditer(text):
+        needs = LASAGNE_HIDES[m[1]]
+        first = spans[needs][0]
+        if isinstance(stated, str) and version_key(stated) >= version_key(releases[first]):
+            continue  # a Theano that new: something else hid it
+        if isinstance(stated, str) or (isinstance(lasagne, str) and version_key(lasagne) >= (0, 2)):
+            needed = needs.replace(":", ".")
+            return f"lasagne.layers.{m[1]} needs {needed}, in Theano {releases[first]} and later"
+    return None
+
+
 def newer_theano_asked(text: str, facts: dict[str, Any]) -> str | None:
     """What the paste asks of a newer Theano, or None (nothing, or a Theano stated that new)."""
     if "theano" not in text.lower() and not re.search(r"\bT\.\w", text):
         return None
+    hidden = _lasagne_layer_hidden(text, facts)
+    if hidden:
+        return hidden
     releases, _ = api()
     stated = lookup(facts, "imports.theano.version")
     for alternatives in sorted(_asked(text)):
