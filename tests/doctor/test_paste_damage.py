@@ -238,3 +238,17 @@ def test_a_retyped_error_is_read_one_letter_off():
     said = "reinstalling says requirement already satisfied\nImportError: No module named theano\n"
     assert corrector().correct(said) == said
     assert ids(said)[0] == "env_mismatch"
+
+
+def test_a_programs_quoted_source_is_not_its_output():
+    """A paste quoting the source (a traceback's line, a developer quoting Theano's init_dev):
+    the message of a `raise` or `warnings.warn` there may never have been raised, and one that
+    was is printed on its own line too."""
+    quoted = (
+        "def init_dev(dev, name=None, preallocate=None):\n"
+        "    if not config.cxx:\n"
+        '        raise RuntimeError("The new gpu-backend need a c++ compiler.")\n'
+    )
+    assert ids(quoted) == []
+    raised = quoted + "RuntimeError: The new gpu-backend need a c++ compiler.\n"
+    assert ids(raised)[:1] == ["gpuarray_needs_cxx"]

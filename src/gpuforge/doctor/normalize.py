@@ -110,6 +110,11 @@ RULES = [
     (re.compile(p), r)
     for p, r in (
         (r"\x1b\[[0-9;]*[A-Za-z]", ""),  # terminal colours
+        # a program's source quoted in the paste (a traceback's line, a user quoting Theano's
+        # init_dev): `raise E("message")` and `warnings.warn("message"` are code that may not
+        # have run, so the message is not the program's output (one that ran prints it on the
+        # exception's or the warning's own line)
+        (r"(?m)^([ \t>]*(?:raise [\w.]+|warnings\.warn)\()[\"'][^\n]*", r"\1...)"),
         (r"\r\n?", "\n"),
         (r"\\\\", r"\\"),  # repr()'d Windows paths
         # Python 2: `WindowsError: [Error 126] ...` is Python 3's `OSError: [WinError 126] ...`
