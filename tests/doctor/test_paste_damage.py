@@ -252,3 +252,24 @@ def test_a_programs_quoted_source_is_not_its_output():
     assert ids(quoted) == []
     raised = quoted + "RuntimeError: The new gpu-backend need a c++ compiler.\n"
     assert ids(raised)[:1] == ["gpuarray_needs_cxx"]
+
+
+def test_a_warning_is_not_the_cause_of_an_exception_after_it():
+    """Theano's `g++ not available` warning (configdefaults.py: it falls back to Python code and
+    goes on) names gxx_missing alone, not beside an exception raised after it (round 5's
+    pylearn2 report: a renamed module)."""
+    warning = (
+        "WARNING (theano.configdefaults): g++ not available, if using conda: "
+        "`conda install m2w64-toolchain`\n"
+    )
+    assert ids(warning) == ["gxx_missing"]
+    failed = (
+        warning
+        + 'Traceback (most recent call last):\n  File "x.py", line 10\n'
+        + "ImportError: cannot import name string\n"
+    )
+    assert ids(failed) == []
+    assert ids(failed.replace("Traceback", "Before it:\nTraceback", 1) + warning) == ["gxx_missing"]
+    # the gpu-backend's own exception for it (a wrapper entry): the warning's consequence
+    consequence = warning + "RuntimeError: The new gpu-backend need a c++ compiler.\n"
+    assert ids(consequence)[:1] == ["gxx_missing"]

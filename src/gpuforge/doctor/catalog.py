@@ -68,6 +68,10 @@ class Entry:
     # a message with many causes, this entry's only where its fact rules hold too (stated in the
     # paste, or probed): the text alone names nothing
     text_needs_facts: bool = False
+    # a warning's message (Theano's `g++ not available`): it names the cause only where no
+    # exception comes after it in the paste, or a wrapper entry's message says the exception
+    # was its consequence (otherwise the exception is what failed)
+    warning_only: bool = False
     # where each text pattern was written from (its `from:`, else the entry's): report files,
     # thread urls, `seed NNN`, `code: FILE`, `repro: TEST`; evaluate.py's cross-validation
     # switches a pattern off for the reports of the only source it came from
@@ -327,6 +331,7 @@ def _load_catalog(path: Path) -> tuple[Entry, ...]:
             explains=_ids(item, "explains", path, line),
             candidates=_ids(item, "candidates", path, line),
             text_needs_facts=bool((item.get("match") or {}).get("text_needs_facts")),
+            warning_only=bool((item.get("match") or {}).get("warning_only")),
             origins=origins,
         )
         if not (entry.patterns or entry.all_groups or entry.facts):
@@ -439,6 +444,22 @@ def order_findings(hits: list[tuple[int, Finding]]) -> list[Finding]:
     return specific or ordered
 
 
+# a Python exception's first line: a traceback's header, or `SomeError: ...` / `Exception: ...`
+EXCEPTION_LINE = re2.compile(rb"(?m)^[ \t>]*(Traceback \(most recent call last\)|[\w.]*(Error|Exception): )")
+
+
+def _warnings_yield(hits: list[tuple[int, Finding]], data: bytes) -> list[tuple[int, Finding]]:
+    """Drop a warning's finding that an exception follows when nothing found after the warning
+    says what the exception was (an entry marked `wrapper`, the gpu-backend's `need a c++
+    compiler`, is the warning's own consequence): the exception is what failed."""
+
+    def failed_after(pos: int) -> bool:
+        explained = any(later > pos and f.entry.wrapper for later, f in hits)
+        return not explained and EXCEPTION_LINE.search(data, pos) is not None
+
+    return [(pos, f) for pos, f in hits if not (f.entry.warning_only and failed_after(pos))]
+
+
 def diagnose_text(text: str, off: dict[str, frozenset[bytes]] | None = None) -> list[Finding]:
     """Entries whose patterns match ``text`` (normalized first), the root cause first.
     ``off``: per entry id, patterns to treat as absent (cross-validation switches off the
@@ -456,6 +477,7 @@ def diagnose_text(text: str, off: dict[str, frozenset[bytes]] | None = None) -> 
             hits.append((found[0], Finding(e, found[1])))
         else:
             missed.append(e)
+    hits = _warnings_yield(hits, data)
     joined = unwrapped(text)
     if joined is not None:  # a hard-wrapped paste: the entries not found, on its lines joined
         data = joined[0].encode("utf-8", "replace")
