@@ -45,6 +45,7 @@ class Entry:
     stack: str
     kind: str
     expected: str
+    url: str  # its header's, read with the rest of it
 
 
 def read_index(folder: Path) -> list[Entry]:
@@ -60,14 +61,14 @@ def read_index(folder: Path) -> list[Entry]:
         if len(fields) != 4:
             shape = "`<stack>/<file>\\t<stack>\\t<kind>\\t<expected>`"
             raise GpuforgeError(f"an INDEX.tsv line is {shape}", index, number)
-        entry = Entry(folder, *fields)
-        path = folder / entry.name
+        name, stack, kind, expected = fields
+        path = folder / name
         if not path.is_file():
-            raise GpuforgeError(f"lists {entry.name}, which is not there", index, number)
+            raise GpuforgeError(f"lists {name}, which is not there", index, number)
         report = read_report(path)
-        if (report.stack, report.kind, report.expected) != (entry.stack, entry.kind, entry.expected):
+        if (report.stack, report.kind, report.expected) != (stack, kind, expected):
             raise GpuforgeError("its stack, kind or expected differs from the report's header", index, number)
-        entries.append(entry)
+        entries.append(Entry(folder, name, stack, kind, expected, report.url))
     return entries
 
 
@@ -85,7 +86,7 @@ def plan(entries: list[Entry], known: set[str], seed: int) -> tuple[list[Entry],
     seen: set[str] = set()
     kept = []
     for entry in entries:
-        url = url_key(read_report(entry.folder / entry.name).url)
+        url = url_key(entry.url)
         if url in known:
             dropped["url already in the corpus"] += 1
         elif url in seen:

@@ -425,6 +425,13 @@ def _text_match(e: Entry, text: bytes, present: set[bytes]) -> tuple[int, str] |
     return (best.start(), evidence) if best is not None else None
 
 
+def explained_last(findings: list[Finding]) -> list[Finding]:
+    """``findings`` in their order, but those another one ``explains`` (its consequence: the
+    BrokenPipeError after a failed bootstrapping) after every cause."""
+    explained = {i for f in findings for i in f.entry.explains}
+    return [f for f in findings if f.id not in explained] + [f for f in findings if f.id in explained]
+
+
 def order_findings(hits: list[tuple[int, Finding]]) -> list[Finding]:
     """Findings by cause, then position: the most likely root cause first.
 
@@ -437,9 +444,7 @@ def order_findings(hits: list[tuple[int, Finding]]) -> list[Finding]:
     """
     ordered = [f for _, f in sorted(hits, key=lambda h: -h[0])]
     found = {f.id for f in ordered}
-    ordered = [f for f in ordered if not set(f.entry.candidates) & found]
-    explained = {i for f in ordered for i in f.entry.explains}
-    ordered = [f for f in ordered if f.id not in explained] + [f for f in ordered if f.id in explained]
+    ordered = explained_last([f for f in ordered if not set(f.entry.candidates) & found])
     specific = [f for f in ordered if not f.entry.wrapper]
     return specific or ordered
 

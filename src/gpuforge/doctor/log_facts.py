@@ -27,6 +27,7 @@ from gpuforge.doctor.catalog import (
     confirmed_by_facts,
     diagnose_facts,
     diagnose_text,
+    explained_last,
     lookup,
     version_key,
 )
@@ -299,7 +300,5 @@ def diagnose_log(text: str, off: dict[str, frozenset[bytes]] | None = None) -> l
         if decided is not None:
             found[i] = decided
             judged.remove(decided)
-    # a finding another one explains (its consequence) comes after every cause, as among the
-    # text findings (catalog.order_findings): a fact rule may explain a message's finding too
-    explained = {i for f in judged for i in f.entry.explains}
-    return [f for f in found if f.id not in explained] + judged + [f for f in found if f.id in explained]
+    # a fact rule may explain a message's finding too: its consequence comes after every cause
+    return explained_last(found + judged)

@@ -129,10 +129,10 @@ def _first_release_lacking(asked: Asked) -> int | None:
     """The release the installed Theano is older than, or None when the span cannot say."""
     releases, spans = api()
     newest = len(releases) - 1
-    key = f"{asked.module}:{asked.name}" if asked.module_exists else None
-    span = spans.get(key or "") or spans.get(f"{asked.module}.{asked.name}")
-    if span is None and not asked.module_exists:
-        span = spans.get(f"{asked.module}:{asked.name}")
+    # a name asked of a module that exists is the module's name first, a missing module a module
+    name, module = f"{asked.module}:{asked.name}", f"{asked.module}.{asked.name}"
+    keys = (name, module) if asked.module_exists else (module, name)
+    span = next((spans[k] for k in keys if k in spans), None)
     if span is None or span[0] == 0:
         return None  # every release has it, or no release: not a version's name
     first, last = span
@@ -144,6 +144,12 @@ def _first_release_lacking(asked: Asked) -> int | None:
     return None
 
 
+def _stated_as_new(facts: dict[str, Any], release: str) -> bool:
+    """Whether the paste states a Theano at least as new as ``release``."""
+    stated = lookup(facts, "imports.theano.version")
+    return isinstance(stated, str) and version_key(stated) >= version_key(release)
+
+
 def _lasagne_layer_hidden(text: str, facts: dict[str, Any]) -> str | None:
     """A layer Lasagne master hides from an older Theano, missing beside a stated Lasagne master
     or a stated Theano older than what the layer needs."""
@@ -153,7 +159,7 @@ def _lasagne_layer_hidden(text: str, facts: dict[str, Any]) -> str | None:
     for m in LASAGNE_MISSING_RE.finditer(text):
         needs = LASAGNE_HIDES[m[1]]
         first = spans[needs][0]
-        if isinstance(stated, str) and version_key(stated) >= version_key(releases[first]):
+        if _stated_as_new(facts, releases[first]):
             continue  # a Theano that new: something else hid it
         if isinstance(stated, str) or (isinstance(lasagne, str) and version_key(lasagne) >= (0, 2)):
             needed = needs.replace(":", ".")
@@ -169,13 +175,12 @@ def newer_theano_asked(text: str, facts: dict[str, Any]) -> str | None:
     if hidden:
         return hidden
     releases, _ = api()
-    stated = lookup(facts, "imports.theano.version")
     for alternatives in sorted(_asked(text)):
         firsts = [_first_release_lacking(asked) for asked in alternatives]
         if None in firsts:
             continue  # some module it may have been asked of cannot say
         first = min(f for f in firsts if f is not None)
-        if isinstance(stated, str) and version_key(stated) >= version_key(releases[first]):
+        if _stated_as_new(facts, releases[first]):
             continue
         name = alternatives[0].name
         where = " or ".join(f"{asked.module}.{name}" for asked in alternatives)
