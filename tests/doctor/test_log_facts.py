@@ -232,3 +232,59 @@ def test_condas_refusal_for_the_environments_python():
         "Your python: python=3.8\n"
     )
     assert diagnose_log(paste)[0].id == "no_build_for_python"
+
+
+@pytest.mark.parametrize(
+    ("paste", "judged"),
+    [
+        ("PyTorch 1.4 on my RTX 3090:\nRuntimeError: CUDA error: an illegal memory access\n", True),
+        (
+            "pip install torch==1.5.0 on an RTX 3080\n"
+            "RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED\n",
+            True,
+        ),
+        # PyTorch 1.7.0 has CUDA 11.0 builds (a bare "1.7" is 1.7.0, not older)
+        ("Pytorch 1.7 on an RTX 3090\nRuntimeError: CUDA error: no kernel image is available\n", False),
+        # a GPU CUDA 10.2 knows
+        ("torch 1.4.0 on a GeForce RTX 2080 Ti\nRuntimeError: CUDA error: out of memory\n", False),
+        # nothing failed on the GPU: a pip or import error beside the same versions
+        ("torch 1.4.0 on a GeForce RTX 3090\nImportError: No module named 'torchvision'\n", False),
+    ],
+)
+def test_a_pytorch_whose_every_build_predates_the_gpu(paste, judged):
+    """pytorch.org's previous versions: every build before 1.7.0 is for CUDA 10.2 or older,
+    which makes no code for cc 8.0 and newer."""
+    found = log_facts(paste)["derived"].get("torch_build_predates_gpu")
+    assert bool(found) == judged
+    assert any(f.id == "old_gpu" for f in diagnose_log(paste)) == judged
+
+
+@pytest.mark.parametrize(
+    ("paste", "judged"),
+    [
+        (
+            "THEANO_FLAGS=device=gpu,floatX=float32 python train.py\nTheano 0.8.2 with cuDNN 6.0\n"
+            "Exception: ('The following error happened while compiling the node', GpuDnnConv{algo='small'}"
+            "(...), 'nvcc return status', 2)\n",
+            True,
+        ),
+        # the old back-end's own line says it ran (so Theano <= 0.9) and which cuDNN it loaded
+        (
+            "Using gpu device 0: GeForce GTX 1080 (CNMeM is disabled, cuDNN 6021)\n"
+            "mod.cu(77): error: identifier is undefined\n",
+            True,
+        ),
+        # cuDNN 5.1, which still has the _v4 functions
+        ("device=gpu\nTheano 0.9.0 and cuDNN 5.1\nGpuDnnConv failed: nvcc return status 2\n", False),
+        # the gpuarray back-end of the same Theano (device=cuda) compiles with cuDNN 6
+        ("device=cuda\nTheano 0.9.0 and cuDNN 6.0\nGpuDnnConv failed: nvcc return status 2\n", False),
+        # nothing of cuDNN's failed: a net without its ops never calls the removed functions
+        ("Using gpu device 0: GeForce GTX 1080 (CNMeM is disabled, cuDNN 6021)\nImportError: foo\n", False),
+        # cuDNN turned off
+        ("device=gpu\ndnn.enabled=False\nTheano 0.9.0, cuDNN 6.0\nmod.cu: error\n", False),
+    ],
+)
+def test_the_old_backend_beside_a_cudnn_that_removed_its_functions(paste, judged):
+    """Theano #5830: Theano <= 0.9's old back-end calls cudnnSetFilterNdDescriptor_v4, which
+    cuDNN 6 removed."""
+    assert any(f.id == "cudnn_version" for f in diagnose_log(paste)) == judged

@@ -66,6 +66,36 @@ def test_a_name_a_later_release_added(paste, asked):
 
 
 @pytest.mark.parametrize(
+    ("paste", "asked"),
+    [
+        ("Lasagne's rectify encapsulate theano.tensor.nnet.relu which is not exist.\n", "nnet.relu"),
+        ("T.signal.pool is missing in my install of theano\n", "theano.tensor.signal.pool"),
+        ("I can't find relu in theano.tensor.nnet, what is wrong?\n", "theano.tensor.nnet.relu"),
+        ("Calling theano.tensor.nnet.conv3d() doesn't exist here\n", "nnet.conv3d is in Theano 0.9.0"),
+    ],
+)
+def test_a_name_said_missing_in_prose(paste, asked):
+    """The user's own words for `has no attribute`: the same lookup in the release lists."""
+    assert asked in log_facts(paste)["derived"]["theano_name_added"]
+    assert diagnose_log(paste)[0].id == "theano_too_old"
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        # a name every release has (the old back-end's stub stays in 1.0): not a version's name
+        "I have no cuda under theano.sandbox\n",
+        # the same words about another package's names
+        "keras.layers.Conv2D is missing, and my.own.module does not exist\n",
+        # a Theano stated as new as the release adding it
+        "Theano 1.0.4: theano.tensor.nnet.relu is not found\n",
+    ],
+)
+def test_prose_that_names_no_newer_theano(paste):
+    assert "theano_name_added" not in log_facts(paste)["derived"]
+
+
+@pytest.mark.parametrize(
     "paste",
     [
         # a Theano stated as new as the release adding the name: something else is wrong

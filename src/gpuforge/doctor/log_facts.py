@@ -92,8 +92,18 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
         ("imports.lasagne.version", rf"\bLasagne{SEP}(\d+\.\d+(?:\.\d+)?(?:\.?dev\d*)?){END}", None),
         ("imports.lasagne.version", r"\bversion (\d+\.\d+(?:\.\d+)?(?:\.?dev\d*)?) of lasagne\b", None),
         ("imports.numpy.version", r"[/\\]numpy-(\d+\.\d+\.\d+)(?:\.dist-info|-py)", None),
+        # PyTorch: a listing, a wheel, prose, torch.utils.collect_env's own line
+        ("imports.torch.version", rf"\b(?:py)?torch{SEP}{V}{END}", None),
+        ("imports.torch.version", rf"\bPyTorch version:\s*{V}{END}", None),
         # cuDNN: Theano's own line, listings, library names, prose
         ("cuda.cudnn.version", r"Using cuDNN version (\d{4,6})\b", lambda m: _cudnn_number(m[1])),
+        # the old back-end's start-up line (Theano <= 0.9 theano/sandbox/cuda/__init__.py: `Using
+        # gpu device %d: %s (CNMeM is %s, cuDNN %s)`, the cuDNN part being dnn.version()'s number)
+        (
+            "cuda.cudnn.version",
+            r"Using gpu device \d+: [^\n]*?\bcuDNN (\d{4,5})\)",
+            lambda m: _cudnn_number(m[1]),
+        ),
         ("cuda.cudnn.version", rf"\bcu[dD][nN][nN]{SEP}{V}{END}", None),
         ("cuda.cudnn.version", r"\bcudnn64_(\d+)\.dll", lambda m: m[1]),
         ("cuda.cudnn.version", r"\blibcudnn\.so\.(\d+(?:\.\d+){0,2})\b", None),
@@ -119,6 +129,15 @@ THEANO_USED_RE = re.compile(
 CUDA_DEVICE_RE = re.compile(
     r"\bdevice\s*=\s*cuda\d*\b|to device cuda\d*\b|\binit_gpu_device\s*=\s*cuda", re.I
 )
+# a paste where cuDNN's ops failed to build or load (the old back-end compiles each with nvcc:
+# mod.cu, `nvcc return status`; its cuDNN ops are GpuDnn*; dnn_available's own words)
+DNN_FAILED_RE = re.compile(
+    r"\bGpuDnn\w+|\bmod\.cu\b|nvcc return status|cuDNN (?:is )?not available|Can not use cuDNN|"
+    r"cudnn\w*_v\d\b|dnn\.py",
+    re.I,
+)
+# the old back-end (Theano <= 0.9's theano.sandbox.cuda): its device setting or its own line
+OLD_DEVICE_RE = re.compile(r"(?:^|[\s,='\"])device\s*=\s*gpu\d*\b|Using gpu device \d+: ", re.I | re.M)
 DNN_OFF_RE = re.compile(
     r"\bdnn\.enabled\s*=\s*(?:False|0|no)\b|\[dnn\][^\[]*?\benabled\s*=\s*(?:False|0|no)\b", re.I
 )
@@ -241,6 +260,37 @@ def pin_older_than_builds(text: str) -> str | None:
     return None
 
 
+# pytorch.org's "Previous PyTorch Versions" (pytorch/pytorch.github.io
+# _get_started/previous-versions.md): every build of v1.6.0 and older is for CUDA 10.2 or older
+# (v1.6.0: 9.2, 10.1, 10.2); v1.7.0 is the first with a CUDA 11.0 build. CUDA 10.2 makes code
+# up to sm_75 (gpu_fit.OLD_NVRTC), so no such build runs on an Ampere or newer GPU (cc >= 8.0):
+# "GeForce RTX 3090 with CUDA capability sm_86 is not compatible with the current PyTorch
+# installation ... supports CUDA capabilities sm_37 sm_50 sm_60 sm_70 sm_75" (corpus
+# b/qa_rtx3090-sm86-cu102-no-kernel_83.txt)
+TORCH_FIRST_CUDA11 = "1.7.0"
+# ... judged from a paste only where it says the GPU failed (a pip or import error beside the
+# same versions is another cause)
+CUDA_FAILED_RE = re.compile(
+    r"CUDA error|no kernel image|not compatible with the current PyTorch|CUDNN_STATUS_\w+|"
+    r"CUBLAS_STATUS_\w+|cuda runtime error|CUDA (?:capability|kernel)|invalid device function",
+    re.I,
+)
+
+
+def torch_build_predates_gpu(facts: dict[str, Any], text: str) -> str | None:
+    """A stated PyTorch every build of which predates the stated GPU's architecture."""
+    torch = lookup(facts, "imports.torch.version")
+    cc, name, _ = gpu_fit.gpu_of(facts)
+    if not isinstance(torch, str) or not cc or not CUDA_FAILED_RE.search(text):
+        return None
+    if (*version_key(torch), 0, 0)[:3] >= version_key(TORCH_FIRST_CUDA11) or version_key(cc) < (8, 0):
+        return None
+    return (
+        f"PyTorch {torch}: every build is for CUDA 10.2 or older, which makes no code for "
+        f"{name or 'this GPU'} (cc {cc}); CUDA 11 builds start at PyTorch {TORCH_FIRST_CUDA11}"
+    )
+
+
 def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     """The derived facts a paste can support (facts.derive's others need a probe): the device
     Theano was given, whether cuDNN was turned off, and the GPU rules (gpu_fit)."""
@@ -250,12 +300,22 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     )
     theano = lookup(facts, "imports.theano.found")
     # Theano on the GPU: its device setting or its own line, or Theano beside a CUDA the paste names
-    if CUDA_DEVICE_RE.search(text) or (theano and cuda_stated):
+    old_device = OLD_DEVICE_RE.search(text)
+    if old_device:
+        derived["device"] = "gpu"
+        if "Using gpu device" in old_device[0]:  # only Theano <= 0.9 has the old back-end to run
+            derived["old_backend_ran"] = True
+    if CUDA_DEVICE_RE.search(text) or (theano and cuda_stated and not old_device):
         derived["cuda_device"] = derived["gpu_device"] = True
     derived["dnn_not_disabled"] = not DNN_OFF_RE.search(text)
+    if DNN_FAILED_RE.search(text):
+        derived["dnn_failed"] = True
     newer = theano_api.newer_theano_asked(text, facts)
     if newer:
         derived["theano_name_added"] = newer
+    predates = torch_build_predates_gpu(facts, text)
+    if predates:
+        derived["torch_build_predates_gpu"] = predates
     older = pin_older_than_builds(text)
     if older:
         derived["pin_older_than_builds"] = older

@@ -38,6 +38,24 @@ MISSING_RE = re.compile(
     r"|'module' object has no attribute '(?P<py2attr>\w+)'?"  # a paste may cut the closing quote
     r"|No module named '?(?P<missing_module>[\w.]+)'?"
 )
+# the same said in prose: "theano.tensor.nnet.relu which is not exist", "T.signal.pool is
+# missing", "there is no cuda under theano.sandbox", "can't find relu in theano.tensor.nnet"
+_GONE = (
+    r"(?:is|are)? ?not exists?|(?:does|do|dose)(?: not|n't) exists?|(?:is|are) missing|"
+    r"(?:is|are)(?: not|n't) (?:there|available|defined|found)|is undefined|not found|"
+    r"(?:cannot|can't|can not|could not|couldn't) be (?:found|imported)"
+)
+_DOTTED = r"(?:theano|T|tt)(?:\.\w+)+"
+PROSE_MISSING_RE = re.compile(
+    rf"\b(?P<dotted>{_DOTTED})(?:\(\))?[`'\"]?,?(?: (?:function|module|attribute|op|class))?"
+    rf",? (?:(?:which|that) )?(?:{_GONE})\b"
+    r"|\b(?:there is no|there's no|there isn't (?:a|an|any)|I have no|I don't have|no such "
+    r"(?:module|attribute|function|submodule)|(?:cannot|can't|can not|could not|couldn't) find)"
+    r" (?:a |an |the |any )?[`'\"]?(?P<name>\w+)[`'\"]?(?:\(\))?"
+    r"(?: (?:module|function|attribute|submodule|class|op))? (?:in|under|from|inside|within) "
+    rf"(?:the )?[`'\"]?(?P<module>{_DOTTED}|theano)\b",
+    re.I,
+)
 ALIASES = {"T": "theano.tensor", "tt": "theano.tensor", "tensor": "theano.tensor", "theano": "theano"}
 # a traceback's frame line; a Theano user's own frame names theano in its path (Keras'
 # backend/theano_backend.py, lasagne/theano_extensions/...)
@@ -103,6 +121,12 @@ def _asked(text: str) -> set[tuple[Asked, ...]]:
     the modules it may have been asked of (one, but for a bare name raised in a Theano user's
     frame: every Theano module having it)."""
     asked: set[tuple[Asked, ...]] = set()
+    for m in PROSE_MISSING_RE.finditer(text):
+        module, name = (m["dotted"].rsplit(".", 1)) if m["dotted"] else (m["module"], m["name"])
+        head, _, rest = module.partition(".")
+        module = ALIASES.get(head, head) + (f".{rest}" if rest else "")
+        if module.startswith("theano"):
+            asked.add((Asked(module, name, True),))
     for m in MISSING_RE.finditer(text):
         if m["missing_module"]:
             parent, _, leaf = m["missing_module"].rpartition(".")
