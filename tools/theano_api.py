@@ -40,11 +40,28 @@ def public_names(source: str, package: bool) -> set[str]:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             names.add(node.name)
+            names.update(f"{node.name}({p})" for p in parameters(node))
         elif isinstance(node, ast.Assign):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
         elif package and isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+            # `from .abstract_conv import conv2d` imports the sub-module too: Python binds it
+            # as the package's attribute (T.nnet.abstract_conv works after `import theano`)
+            if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+                names.add(node.module.split(".")[0])
     return {n for n in names if not n.startswith("_")}
+
+
+def parameters(node: ast.FunctionDef | ast.ClassDef) -> list[str]:
+    """The keyword parameters a function, or a class's __init__, accepts (none for **kwargs
+    alone): `max_pool_2d() got an unexpected keyword argument 'mode'` is a release's signature."""
+    if isinstance(node, ast.ClassDef):
+        init = next((n for n in node.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+        if init is None:
+            return []
+        node = init
+    args = [*node.args.args, *node.args.kwonlyargs]
+    return [a.arg for a in args if a.arg not in ("self", "cls")]
 
 
 def _public_names_by_line(source: str, package: bool) -> set[str]:
@@ -54,12 +71,16 @@ def _public_names_by_line(source: str, package: bool) -> set[str]:
     if package:
         for imported in re.findall(r"^from \S+ import \(?([\w ,\\\n]+)\)?", source, re.M):
             names.update(n.split(" as ")[-1].strip() for n in imported.replace("\\", ",").split(","))
+        names.update(re.findall(r"^from \.(\w+)[\w.]* import ", source, re.M))
         names.update(m.split(".")[0] for m in re.findall(r"^import ([\w.]+)", source, re.M))
     return {n for n in names if n and not n.startswith("_")}
 
 
 def release_api(repo: Path, tag: str) -> dict[str, set[str]]:
-    """module path -> its public names (a package's names include its sub-modules)."""
+    """module path -> its public names: what it defines, and a package's imports (the
+    sub-modules its __init__ imports among them; one it does not import is no attribute of it
+    until imported: theano.tensor leaves slinalg to `import theano.tensor.slinalg`, Theano
+    #6211). Each module path is a key of its own."""
     api: dict[str, set[str]] = {}
     for path in git(repo, "ls-tree", "-r", "--name-only", tag, "theano").split():
         if not path.endswith(".py") or "/tests/" in path:
@@ -67,9 +88,6 @@ def release_api(repo: Path, tag: str) -> dict[str, set[str]]:
         module = path[: -len(".py")].replace("/", ".").removesuffix(".__init__")
         names = public_names(git(repo, "show", f"{tag}:{path}"), path.endswith("__init__.py"))
         api.setdefault(module, set()).update(names)
-        parent, _, leaf = module.rpartition(".")
-        if parent:
-            api.setdefault(parent, set()).add(leaf)
     return api
 
 

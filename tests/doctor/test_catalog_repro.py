@@ -57,6 +57,7 @@ REPRODUCED_HERE = {
     "theano_compile_unicode",
     "float64_gpu",
     "blas_opt_info",
+    "compile_lock",
 }
 
 
@@ -536,6 +537,23 @@ def test_torch_py_and_a_torch_checkout_under_python2(tmp_path: Path) -> None:
     assert first_id(out) == first_id(out.strip().splitlines()[-1]) == "torch_C_shadow"
 
 
+def test_a_missing_cuda_attribute_of_another_package_is_no_torch_shadow(tmp_path: Path) -> None:
+    """Python 2 names no module in `'module' object has no attribute 'cuda'`: beside Lasagne and
+    Theano (`lasagne.utils.theano.sandbox.cuda`, a sub-module never imported) it is not torch's
+    core attribute missing (k/theano/SurfaceNet_code-uses-removed-sandbox-cuda_7.txt)."""
+    python = pyenv_or_skip("2.7")
+    pkg = tmp_path / "theano" / "sandbox"
+    pkg.mkdir(parents=True)
+    (tmp_path / "theano" / "__init__.py").write_text("import theano.sandbox\n", encoding="utf-8")
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "cuda.py").write_text("def dnn_available():\n    return False\n", encoding="utf-8")
+    (tmp_path / "net.py").write_text("import theano\ntheano.sandbox.cuda.dnn_available()\n", encoding="utf-8")
+    out = run([python, "net.py"], tmp_path)
+    assert "'module' object has no attribute 'cuda'" in out, out
+    assert first_id(out) != "torch_C_shadow"
+    assert first_id(out.strip().splitlines()[-1]) == "torch_C_shadow"  # alone it names torch's
+
+
 @pytest.mark.parametrize("minor", ["2.7", "3.7"])
 def test_a_script_named_like_a_standard_library_module(minor: str, tmp_path: Path) -> None:
     """`python select.py` (pytorch #71): the script's folder is first on sys.path, so the standard
@@ -866,3 +884,30 @@ def test_code_for_newer_releases_on_theano_07_and_lasagne_01(
     assert words in proc.stderr, proc.stderr[-2000:]
     found = diagnose_log(proc.stderr)  # `gpuforge doctor --log`: the patterns, then the facts
     assert found and found[0].id == expected, proc.stderr[-2000:]
+
+
+def test_a_compiledir_lock_another_process_holds(tmp_path: Path) -> None:
+    """Aesara's compile lock (aesara/compile/compilelock.py: filelock.FileLock on
+    <compiledir>/.lock) held by another process: the real filelock's Timeout."""
+    filelock = pytest.importorskip("filelock", reason="needs filelock: `pip install filelock`")
+    lock = tmp_path / "compiledir_Linux-5.10-x86_64-with-glibc2.31-x86_64-3.11.4-64" / ".lock"
+    lock.parent.mkdir()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import filelock, sys; held = filelock.FileLock({str(lock)!r}); held.acquire(); "
+            "print('held', flush=True); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(filelock.Timeout) as raised:
+            filelock.FileLock(str(lock)).acquire(timeout=0.2)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert first_id(f"filelock._error.Timeout: {raised.value}") == "compile_lock"

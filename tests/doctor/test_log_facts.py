@@ -61,6 +61,14 @@ LINES = [
     ("Could not load dynamic library 'cudnn64_8.dll'", "cuda.cudnn.version", "8"),
     # prose
     ("I have cuDNN 8.0.5 and Theano 1.0.4 on an RTX 3070", "cuda.cudnn.version", "8.0.5"),
+    # lists as users type them
+    ("theano0.8.2", "imports.theano.version", "0.8.2"),
+    ("Lasagne - 0.1 - installation through pip", "imports.lasagne.version", "0.1"),
+    ("PyTorch version: 1.7.0", "imports.torch.version", "1.7.0"),
+    # NVIDIA's cuDNN archive names the CUDA first and the cuDNN after `v`
+    ("cudnn-7.5-windows7-x64-v5.0-ga", "cuda.cudnn.version", "5.0"),
+    # the old back-end's start-up line
+    ("Using gpu device 0: GeForce GTX 1080 (CNMeM is disabled, cuDNN 5105)", "cuda.cudnn.version", "5.1.5"),
 ]
 
 
@@ -288,3 +296,60 @@ def test_the_old_backend_beside_a_cudnn_that_removed_its_functions(paste, judged
     """Theano #5830: Theano <= 0.9's old back-end calls cudnnSetFilterNdDescriptor_v4, which
     cuDNN 6 removed."""
     assert any(f.id == "cudnn_version" for f in diagnose_log(paste)) == judged
+
+
+@pytest.mark.parametrize(
+    ("paste", "entry", "named"),
+    [
+        # conda env create's ResolvePackageNotFound (conda/exceptions.py): a name=version spec
+        # no channel in use publishes for this platform
+        (
+            "Solving environment: failed\n\nResolvePackageNotFound:\n  - cudatoolkit=11.1\n",
+            "channel_missing",
+            True,
+        ),
+        # ... build-string pins exported on another platform are another cause
+        (
+            "ResolvePackageNotFound:\n  - openssl==1.0.2p=h1de35cc_0\n  - tk==8.6.8=ha441bb4_0\n",
+            "channel_missing",
+            False,
+        ),
+        # libarchive failing to seek in a valid archive (conda-package-handling #71) is no cut download
+        (
+            "InvalidArchiveError: Error with archive /opt/conda/pkgs/pytorch-1.8.0.tar.bz2.  You probably"
+            " need to delete and re-download or re-create this file.  Message from libarchive was:\n\n"
+            "Seek failed\n",
+            "conda_eof",
+            False,
+        ),
+        (
+            "InvalidArchiveError: Error with archive /opt/conda/pkgs/x.tar.bz2.  You probably need to "
+            "delete and re-download or re-create this file.  Message from libarchive was:\n\n"
+            "Truncated input file (needed 100 bytes)\n",
+            "conda_eof",
+            True,
+        ),
+        # device=gpu alone was every Theano's GPU setting before 1.0
+        (
+            "[global]\nfloatX = float32\ndevice = gpu\n\nmod.cu(299): error: identifier is undefined\n",
+            "old_device_flag",
+            False,
+        ),
+        # ... beside Theano 0.9's deprecation of the old back-end, or 1.0's own lines
+        (
+            "WARNING (theano.sandbox.cuda): The cuda backend is deprecated and will be removed in the next"
+            " release (v0.10).\n[global]\ndevice = gpu\n",
+            "old_device_flag",
+            True,
+        ),
+        # Lasagne 0.1 beside Theano 0.9 or newer: its pool.py imports the removed downsample
+        (
+            "Lasagne - 0.1 - installation through pip\nTheano - 0.9.0 - installation through pip\n",
+            "lasagne_too_old",
+            True,
+        ),
+        ("Lasagne==0.1\nTheano==0.8.2\n", "lasagne_too_old", False),
+    ],
+)
+def test_wordings_and_versions_judged_from_their_sources(paste, entry, named):
+    assert any(f.id == entry for f in diagnose_log(paste)[:1]) == named

@@ -57,6 +57,13 @@ from gpuforge.doctor.theano_api import api
             "ImportError: cannot import name pool\n",
             "theano.tensor.signal.pool is in Theano 0.8.0",
         ),
+        # a keyword the release's signature lacks (the tags' own signatures): conv2d gained
+        # filter_dilation in 0.9.0, called from the paste's own line
+        (
+            "    T.nnet.conv2d(x, W, border_mode=pad, filter_dilation=(1, 2))\n"
+            "TypeError: conv2d() got an unexpected keyword argument 'filter_dilation'\n",
+            "conv2d(filter_dilation=...) is in Theano 0.9.0",
+        ),
     ],
 )
 def test_a_name_a_later_release_added(paste, asked):
@@ -69,7 +76,7 @@ def test_a_name_a_later_release_added(paste, asked):
     ("paste", "asked"),
     [
         ("Lasagne's rectify encapsulate theano.tensor.nnet.relu which is not exist.\n", "nnet.relu"),
-        ("T.signal.pool is missing in my install of theano\n", "theano.tensor.signal.pool"),
+        ("T.nnet.relu is missing in my install of theano\n", "theano.tensor.nnet.relu"),
         ("I can't find relu in theano.tensor.nnet, what is wrong?\n", "theano.tensor.nnet.relu"),
         ("Calling theano.tensor.nnet.conv3d() doesn't exist here\n", "nnet.conv3d is in Theano 0.9.0"),
     ],
@@ -89,6 +96,8 @@ def test_a_name_said_missing_in_prose(paste, asked):
         "keras.layers.Conv2D is missing, and my.own.module does not exist\n",
         # a Theano stated as new as the release adding it
         "Theano 1.0.4: theano.tensor.nnet.relu is not found\n",
+        # a sub-module asked as an attribute: its package may not import it (Theano #6211)
+        "T.signal.pool is missing in my install of theano\n",
     ],
 )
 def test_prose_that_names_no_newer_theano(paste):
@@ -109,6 +118,13 @@ def test_prose_that_names_no_newer_theano(paste):
         "from theano.tensor import no_such_name\nImportError: cannot import name no_such_name\n",
         # another package's missing name
         "from keras.layers import Conv2D\nImportError: cannot import name 'Conv2D'\n",
+        # a keyword of a function that is not Theano's (no Theano call or frame asks it)
+        "import theano\n    build(filter_dilation=2)\nTypeError: build() got an unexpected keyword argument "
+        "'filter_dilation'\n",
+        # a sub-module asked as an attribute: theano.tensor does not import slinalg (it needs
+        # scipy), in every release having it (Theano #6211, lamblin and nouiz)
+        "import theano.tensor as tt\ntt.slinalg\n"
+        "AttributeError: module 'theano.tensor' has no attribute 'slinalg'\n",
     ],
 )
 def test_nothing_else_is_a_newer_theano(paste):
@@ -122,7 +138,11 @@ def test_the_table_is_theanos_release_tags():
     assert spans["theano.tensor.nnet:relu"] == (releases.index("0.8.0"), newest)
     assert spans["theano.gpuarray"] == (releases.index("0.9.0"), newest)
     # 0.9 removed downsample (theano_downsample_removed); 1.0 the old back-end's modules
-    assert spans["theano.tensor.signal:downsample"] == (0, releases.index("0.8.2"))
+    assert spans["theano.tensor.signal.downsample"] == (0, releases.index("0.8.2"))
+    # a sub-module is a name of its package only where the package imports it: nnet imports
+    # abstract_conv (`from .abstract_conv import ...`, 0.8.0 on); tensor never imports slinalg
+    assert spans["theano.tensor.nnet:abstract_conv"] == (releases.index("0.8.0"), newest)
+    assert "theano.tensor.slinalg" in spans and "theano.tensor:slinalg" not in spans
     assert spans["theano.sandbox.cuda.dnn"][1] == releases.index("0.9.0")
     assert "theano:function" not in spans  # every release has it: it says nothing of a version
 

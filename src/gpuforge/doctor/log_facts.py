@@ -35,7 +35,8 @@ from gpuforge.doctor.gpu_names import NAME_RE, compute_capability
 
 V = r"(\d+\.\d+(?:\.\d+)?)"  # a version: major.minor[.patch]
 END = r"(?!\w|\.\w)"  # ... and no more of it (a sentence's full stop may follow: "Theano 0.8.0.")
-SEP = r"(?:\s*[=:]=?\s*|\s+v?|-(?=\d))"  # numpy==1.2, numpy 1.2, numpy-1.2 (a wheel), numpy: 1.2
+# numpy==1.2, numpy 1.2, numpy-1.2 (a wheel), numpy: 1.2, a list's "Theano - 0.9.0", "theano0.8.2"
+SEP = r"(?:\s*[=:]=?\s*|\s+v?|-(?=\d)|\s+-\s+(?=\d)|(?=\d))"
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,9 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
             r"Using gpu device \d+: [^\n]*?\bcuDNN (\d{4,5})\)",
             lambda m: _cudnn_number(m[1]),
         ),
-        ("cuda.cudnn.version", rf"\bcu[dD][nN][nN]{SEP}{V}{END}", None),
+        # NVIDIA's archive names the CUDA first: cudnn-8.0-linux-x64-v5.1.tgz is cuDNN 5.1
+        ("cuda.cudnn.version", r"\bcudnn-\d+\.\d+-(?:windows\d*|linux|osx)-x64-v(\d+(?:\.\d+)*)", None),
+        ("cuda.cudnn.version", rf"\bcu[dD][nN][nN]{SEP}{V}{END}(?!-(?:windows|linux|osx))", None),
         ("cuda.cudnn.version", r"\bcudnn64_(\d+)\.dll", lambda m: m[1]),
         ("cuda.cudnn.version", r"\blibcudnn\.so\.(\d+(?:\.\d+){0,2})\b", None),
         # the CUDA an environment compiles with: NVRTC's library, the toolkit package, nvcc, tags

@@ -310,12 +310,17 @@ def _shadow(name: str) -> str:
     )
 
 
-def _owner(module: str, attribute: str) -> str | None:
+def _owner(module: str, attribute: str, text: str) -> str | None:
     """The package a `module 'M' has no attribute 'A'` is about, when A is one of its core
-    attributes; Python 2's `'?'` names no module: A must then belong to one package only."""
+    attributes; Python 2's `'?'` names no module: A must then belong to one package only, and
+    the paste must not name another package without naming it (`lasagne.utils.theano.sandbox.cuda`
+    misses Theano's `cuda`, not torch's)."""
     if module == "?":
         owners = [p for p, names in CORE_ATTRIBUTES.items() if attribute in names]
-        return owners[0] if len(owners) == 1 else None
+        if len(owners) != 1:
+            return None
+        others = any(re.search(rf"\b{p}\b", text) for p in PACKAGES - {owners[0]})
+        return owners[0] if re.search(rf"\b{owners[0]}\b", text) or not others else None
     return module if attribute in CORE_ATTRIBUTES.get(module, ()) else None
 
 
@@ -397,7 +402,7 @@ def evidence_lines(text: str) -> list[str]:
     if cut:  # what the last frames were doing is all there is: entries may match it
         found["gpuforge-evidence: cut inside a traceback, last frames: " + " | ".join(cut)] = None
     for module, attribute in NO_ATTRIBUTE.findall(text):
-        owner = _owner(module, attribute)
+        owner = _owner(module, attribute, text)
         if owner:
             found[f"gpuforge-evidence: {_shadow(owner)}: it has no attribute {attribute!r}"] = None
     package = numpy_abi_package(text)

@@ -56,6 +56,11 @@ PROSE_MISSING_RE = re.compile(
     rf"(?:the )?[`'\"]?(?P<module>{_DOTTED}|theano)\b",
     re.I,
 )
+# a call with a keyword the installed release's signature lacks (CPython's words; 3.10 and
+# later qualify a method: `AbstractConv2d.__init__() got ...`)
+KEYWORD_RE = re.compile(
+    r"(?:(?P<cls>\w+)\.)?(?P<func>\w+)\(\) got an unexpected keyword argument '(?P<kw>\w+)'"
+)
 ALIASES = {"T": "theano.tensor", "tt": "theano.tensor", "tensor": "theano.tensor", "theano": "theano"}
 # a traceback's frame line; a Theano user's own frame names theano in its path (Keras'
 # backend/theano_backend.py, lasagne/theano_extensions/...)
@@ -80,6 +85,10 @@ class Asked(NamedTuple):
     module: str  # the Theano module the name was asked of
     name: str
     module_exists: bool  # the error is the name's (the module imported), not the module's
+    # asked as an attribute (`has no attribute`, prose): only the package's own names answer (a
+    # sub-module it does not import is no attribute: theano.tensor leaves slinalg to `import
+    # theano.tensor.slinalg`, Theano #6211)
+    attribute: bool = False
 
 
 @cache
@@ -126,7 +135,7 @@ def _asked(text: str) -> set[tuple[Asked, ...]]:
         head, _, rest = module.partition(".")
         module = ALIASES.get(head, head) + (f".{rest}" if rest else "")
         if module.startswith("theano"):
-            asked.add((Asked(module, name, True),))
+            asked.add((Asked(module, name, True, attribute=True),))
     for m in MISSING_RE.finditer(text):
         if m["missing_module"]:
             parent, _, leaf = m["missing_module"].rpartition(".")
@@ -137,11 +146,12 @@ def _asked(text: str) -> set[tuple[Asked, ...]]:
             continue
         name = m["name"] or m["attr"] or m["py2attr"]
         module = m["module"] or m["attr_module"]
+        attribute = not m["name"]
         if module and module.startswith("theano"):
-            asked.add((Asked(module, name, True),))
+            asked.add((Asked(module, name, True, attribute),))
         elif not module:
             modules = _modules_asking(text, name)
-            asked.update((Asked(found, name, True),) for found in modules)
+            asked.update((Asked(found, name, True, attribute),) for found in modules)
             if not modules and m["name"] and _raised_in_theano_user(text, m.start()):
                 having = sorted(_modules_having(name))
                 if having:
@@ -155,7 +165,9 @@ def _first_release_lacking(asked: Asked) -> int | None:
     newest = len(releases) - 1
     # a name asked of a module that exists is the module's name first, a missing module a module
     name, module = f"{asked.module}:{asked.name}", f"{asked.module}.{asked.name}"
-    keys = (name, module) if asked.module_exists else (module, name)
+    # an attribute is a name of the package (a sub-module it does not import is none); an
+    # import may also reach a sub-module's file; a missing module is the module first
+    keys = (name,) if asked.attribute else (name, module) if asked.module_exists else (module, name)
     span = next((spans[k] for k in keys if k in spans), None)
     if span is None or span[0] == 0:
         return None  # every release has it, or no release: not a version's name
@@ -191,11 +203,33 @@ def _lasagne_layer_hidden(text: str, facts: dict[str, Any]) -> str | None:
     return None
 
 
+def _keyword_added(text: str, facts: dict[str, Any]) -> str | None:
+    """A keyword a Theano function or class gained in a later release (the release tags'
+    signatures), asked of it by the paste's own call (`T.nnet.conv2d(...)`) or from a frame
+    of Theano's users (Lasagne, Keras' theano_backend.py)."""
+    releases, spans = api()
+    newest = len(releases) - 1
+    for m in KEYWORD_RE.finditer(text):
+        func = m["cls"] if m["func"] == "__init__" and m["cls"] else m["func"]
+        if func == "__init__":
+            continue  # Python before 3.10 does not say whose
+        if not _modules_asking(text, func) and not _raised_in_theano_user(text, m.start()):
+            continue
+        found = [span for key, span in spans.items() if key.endswith(f":{func}({m['kw']})")]
+        if not found or any(last != newest for _, last in found):
+            continue  # no release has it, or one dropped it: not judged
+        first = min(first for first, _ in found)
+        if first == 0 or _stated_as_new(facts, releases[first]):
+            continue
+        return f"{func}({m['kw']}=...) is in Theano {releases[first]} and later"
+    return None
+
+
 def newer_theano_asked(text: str, facts: dict[str, Any]) -> str | None:
     """What the paste asks of a newer Theano, or None (nothing, or a Theano stated that new)."""
     if "theano" not in text.lower() and not re.search(r"\bT\.\w", text):
         return None
-    hidden = _lasagne_layer_hidden(text, facts)
+    hidden = _lasagne_layer_hidden(text, facts) or _keyword_added(text, facts)
     if hidden:
         return hidden
     releases, _ = api()
