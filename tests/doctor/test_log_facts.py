@@ -69,6 +69,9 @@ LINES = [
     ("cudnn-7.5-windows7-x64-v5.0-ga", "cuda.cudnn.version", "5.0"),
     # the old back-end's start-up line
     ("Using gpu device 0: GeForce GTX 1080 (CNMeM is disabled, cuDNN 5105)", "cuda.cudnn.version", "5.1.5"),
+    # a data-center board's suffix (NVIDIA's legacy table: K40m/K40c cc 3.5; V100S cc 7.0)
+    ("Version 1.3 no longer supporting Tesla K40m?", "gpu", {"name": "Tesla K40m", "cc": "3.5"}),
+    ("|   0  Tesla V100S-PCIE-32GB  On   |", "gpu", {"name": "Tesla V100S", "cc": "7.0"}),
 ]
 
 

@@ -28,7 +28,7 @@ _FAMILIES: tuple[tuple[str, str], ...] = (
     # Turing
     (r"RTX 20[6-8]0|GTX 16[5-6]0|\bT4\b|Quadro RTX|TITAN RTX|\bT(400|600|1000)\b", "7.5"),
     # Volta
-    (r"\bV100\b|TITAN V\b|Quadro GV100", "7.0"),
+    (r"\bV100S?\b|TITAN V\b|Quadro GV100", "7.0"),
     # Pascal
     (r"\bP100\b|Quadro GP100", "6.0"),
     (r"GTX 10[5-8]0|TITAN Xp|NVIDIA TITAN X\b|\bP(40|4)\b|Quadro P\d{3,4}", "6.1"),
@@ -47,7 +47,7 @@ FAMILIES = tuple((re.compile(p, re.I), cc) for p, cc in _FAMILIES)
 # prose is no GPU name
 NAME_RE = re.compile(
     r"(?:(?:NVIDIA|GeForce|Quadro) )*(?:RTX|GTX) ?(?:PRO )?A?\d{3,4}(?: Ti| SUPER| Ada| Blackwell|M)?\b"
-    r"|(?:NVIDIA|Tesla)(?: Tesla)? [ABHKLMPTV]\d{1,3}[SX]?\b"
+    r"|(?:NVIDIA|Tesla)(?: Tesla)? [ABHKLMPTV]\d{1,3}[SXCM]?\b"
     r"|(?:NVIDIA |GeForce GTX )?TITAN (?:Xp|X|V|RTX|Black|Z)\b",
     re.I,
 )
