@@ -27,7 +27,12 @@ from gpuforge.smoke.targets import CPU, WINDOWS, missing_needs
 
 USER_RC = "# my notes: the lab's GPU box\n[global]\ndevice = gpu\n# keep float32\nfloatX = float32\n"
 RUNS = 8  # kills per signal, spread over one whole run of the command
-LOG_WITH_FINDINGS = "ImportError: cannot import name 'cuda' from 'theano.sandbox'\ndevice=gpu\n"
+# Theano 1.0's own words for device=gpu (theano/configdefaults.py): a finding whatever else the
+# paste says (device=gpu alone was every older Theano's setting, and names nothing)
+LOG_WITH_FINDINGS = (
+    "ImportError: cannot import name 'cuda' from 'theano.sandbox'\ndevice=gpu\n"
+    "ValueError: You are tring to use the old GPU back-end. It was removed from Theano.\n"
+)
 
 
 def env_with(**extra: str) -> dict[str, str]:
