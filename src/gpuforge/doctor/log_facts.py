@@ -139,8 +139,10 @@ DNN_FAILED_RE = re.compile(
     r"cudnn\w*_v\d\b|dnn\.py",
     re.I,
 )
-# the old back-end (Theano <= 0.9's theano.sandbox.cuda): its device setting or its own line
-OLD_DEVICE_RE = re.compile(r"(?:^|[\s,='\"])device\s*=\s*gpu\d*\b|Using gpu device \d+: ", re.I | re.M)
+# the old back-end (Theano <= 0.9's theano.sandbox.cuda): its device setting, or its own
+# start-up line, which only a Theano that still has it prints
+OLD_BACKEND_RAN_RE = re.compile(r"Using gpu device \d+: ")
+OLD_DEVICE_RE = re.compile(rf"(?:^|[\s,='\"])device\s*=\s*gpu\d*\b|{OLD_BACKEND_RAN_RE.pattern}", re.I | re.M)
 DNN_OFF_RE = re.compile(
     r"\bdnn\.enabled\s*=\s*(?:False|0|no)\b|\[dnn\][^\[]*?\benabled\s*=\s*(?:False|0|no)\b", re.I
 )
@@ -281,12 +283,14 @@ CUDA_FAILED_RE = re.compile(
 
 
 def torch_build_predates_gpu(facts: dict[str, Any], text: str) -> str | None:
-    """A stated PyTorch every build of which predates the stated GPU's architecture."""
+    """A stated PyTorch every build of which predates the stated GPU's architecture (a paste's
+    rule: the probe does not import torch)."""
     torch = lookup(facts, "imports.torch.version")
     cc, name, _ = gpu_fit.gpu_of(facts)
     if not isinstance(torch, str) or not cc or not CUDA_FAILED_RE.search(text):
         return None
-    if (*version_key(torch), 0, 0)[:3] >= version_key(TORCH_FIRST_CUDA11) or version_key(cc) < (8, 0):
+    release = (*version_key(torch), 0, 0)[:3]  # "1.7" is 1.7.0
+    if release >= version_key(TORCH_FIRST_CUDA11) or version_key(cc) < (8, 0):
         return None
     return (
         f"PyTorch {torch}: every build is for CUDA 10.2 or older, which makes no code for "
@@ -306,8 +310,8 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     old_device = OLD_DEVICE_RE.search(text)
     if old_device:
         derived["device"] = "gpu"
-        if "Using gpu device" in old_device[0]:  # only Theano <= 0.9 has the old back-end to run
-            derived["old_backend_ran"] = True
+    if OLD_BACKEND_RAN_RE.search(text):
+        derived["old_backend_ran"] = True
     if CUDA_DEVICE_RE.search(text) or (theano and cuda_stated and not old_device):
         derived["cuda_device"] = derived["gpu_device"] = True
     derived["dnn_not_disabled"] = not DNN_OFF_RE.search(text)

@@ -2,12 +2,15 @@
 
 `cannot import name 'pool'`, `module 'theano.tensor.nnet' has no attribute 'relu'`, Python 2's
 `'module' object has no attribute 'relu'` under a line calling `T.nnet.relu(x)`, `No module
-named theano.gpuarray`: the missing name and the module it was asked of (from the message, from
-the paste's own lines that import or call it, or, for a bare name raised in a Theano user's own
-frame, from every Theano module that has it) are looked up in data/theano_api.json, which
-tools/theano_api.py writes from Theano's release tags: the first and the last release having
-each name. The installed Theano lacks the name, so it is older than the first release or newer
-than the last:
+named theano.gpuarray`, the same said in prose ("theano.tensor.nnet.relu which is not exist"),
+a keyword a signature lacks (`conv2d() got an unexpected keyword argument 'filter_dilation'`):
+the missing name and the module it was asked of (from the message, from the paste's own lines
+that import or call it, or, for a bare name raised in a Theano user's own frame, from every
+Theano module that has it) are looked up in data/theano_api.json, which tools/theano_api.py
+writes from Theano's release tags: the first and the last release having each name (a
+package's names are what it defines and imports, its sub-modules only where it imports them;
+a function's keywords are names `func(keyword)`). The installed Theano lacks the name, so it
+is older than the first release or newer than the last:
 
 - a name every release since its first still has: older (theano_too_old);
 - a name asked of a module that exists (`cannot import name`, `has no attribute`), dropped
