@@ -1,6 +1,6 @@
 """Open a sealed round: merge the helpers' folders into tests/data/sealed/ without reading a report.
 
-    python tools/seal_round.py [--dry-run] [--seed N]
+    python tools/seal_round.py [--dry-run] [--seed N] [--seen FILE] [--park]
 
 Helpers write the reports they collect to tests/data/sealed-next-*/ (one folder each, with an
 INDEX.tsv of `<stack>/<file>\\t<stack>\\t<kind>\\t<expected>` lines); reports set aside unread by
@@ -9,7 +9,8 @@ an earlier round wait in tests/data/sealed-reserve/ with the same INDEX.tsv. Thi
 - reads every report's header through doctor_eval's one reader (a bad header is a one-line
   error naming the file and line) and checks it against its INDEX.tsv line;
 - drops a report whose url the corpus (tests/data/reports/) already has, or another report of
-  the round has, and counts it;
+  the round has, or the rule writer has read (`--seen FILE`: one url a line, the threads a
+  rule was written from while the round was collected), and counts it;
 - keeps the Theano family at least half of the round, as issue 30 asks: when the other stacks
   outnumber it, a seeded draw over file names (never their text) sets the surplus aside in
   tests/data/sealed-reserve/ for a later round;
@@ -18,6 +19,8 @@ an earlier round wait in tests/data/sealed-reserve/ with the same INDEX.tsv. Thi
 
 It prints counts only, so whoever runs it has read nothing of the round. It refuses while a
 round is open (tests/data/sealed/ exists): score it and move it into the corpus first.
+`--park` moves the helpers' reports into the reserve instead, unread, when they are too few
+for a round: they join the next one.
 """
 
 from __future__ import annotations
@@ -80,8 +83,14 @@ def corpus_urls(reports: Path) -> set[str]:
     return {url_key(read_report(p).url) for p in sorted(reports.rglob("*.txt"))}
 
 
-def plan(entries: list[Entry], known: set[str], seed: int) -> tuple[list[Entry], list[Entry], Counter[str]]:
-    """(the round, the reserve, what was dropped and why)."""
+def read_urls(path: Path) -> set[str]:
+    return {url_key(line) for line in read_text(path).splitlines() if line.strip()}
+
+
+def plan(
+    entries: list[Entry], known: set[str], seed: int, read: frozenset[str] = frozenset()
+) -> tuple[list[Entry], list[Entry], Counter[str]]:
+    """(the round, the reserve, what was dropped and why); ``read``: urls the rule writer read."""
     dropped: Counter[str] = Counter()
     seen: set[str] = set()
     kept = []
@@ -89,6 +98,8 @@ def plan(entries: list[Entry], known: set[str], seed: int) -> tuple[list[Entry],
         url = url_key(entry.url)
         if url in known:
             dropped["url already in the corpus"] += 1
+        elif url in read:
+            dropped["url the rule writer read"] += 1
         elif url in seen:
             dropped["url twice in the round"] += 1
         else:
@@ -123,33 +134,41 @@ def main(argv: list[str] | None = None, data: Path = DATA) -> int:
     parser = argparse.ArgumentParser(prog="seal_round", description=__doc__.split("\n\n")[0])
     parser.add_argument("--dry-run", action="store_true", help="count and check, move nothing")
     parser.add_argument("--seed", type=int, default=0, help="the draw that sets other stacks aside")
+    parser.add_argument("--seen", type=Path, help="urls the rule writer read (one a line): dropped")
+    parser.add_argument("--park", action="store_true", help="too few for a round: all into the reserve")
     args = parser.parse_args(argv)
     sealed, reserve_dir = data / "sealed", data / "sealed-reserve"
     try:
-        if sealed.exists():
+        if sealed.exists() and not args.park:
             raise GpuforgeError("a round is open: score it, then move it into the corpus", sealed)
         folders = sorted(data.glob("sealed-next-*")) + ([reserve_dir] if reserve_dir.is_dir() else [])
         if not folders:
             raise GpuforgeError("no helper folders (tests/data/sealed-next-*/) to merge", data)
         entries = [e for folder in folders for e in read_index(folder)]
-        round_, reserve, dropped = plan(entries, corpus_urls(data / "reports"), args.seed)
+        read = frozenset(read_urls(args.seen)) if args.seen else frozenset()
+        round_, reserve, dropped = plan(entries, corpus_urls(data / "reports"), args.seed, read)
     except GpuforgeError as exc:
         print(f"seal_round: error: {exc}", file=sys.stderr)
         return 2
-    by_stack = Counter(e.stack for e in round_)
+    if args.park:  # no round: every report kept waits in the reserve
+        round_, reserve = [], round_ + reserve
+    shown = reserve if args.park else round_
+    by_stack = ", ".join(f"{k} {v}" for k, v in sorted(Counter(e.stack for e in shown).items()))
     print(f"{len(entries)} reports in {len(folders)} folders; dropped: {dict(dropped) or 'none'}")
     print(
-        f"the round: {len(round_)} ({', '.join(f'{k} {v}' for k, v in sorted(by_stack.items()))}), "
-        f"{sum(e.expected == 'none' for e in round_)} outside the catalog; set aside unread: {len(reserve)}"
+        f"{'parked unread' if args.park else 'the round'}: {len(shown)} ({by_stack}), "
+        f"{sum(e.expected == 'none' for e in shown)} outside the catalog"
+        + ("" if args.park else f"; set aside unread: {len(reserve)}")
     )
     if args.dry_run:
         return 0
-    place(round_, sealed)
+    if not args.park:
+        place(round_, sealed)
     place(reserve, reserve_dir)
     for folder in folders:
         if folder != reserve_dir:
             shutil.rmtree(folder)
-    print(f"wrote {sealed}/INDEX.tsv and {reserve_dir}/INDEX.tsv")
+    print(f"wrote {reserve_dir}/INDEX.tsv" + ("" if args.park else f" and {sealed}/INDEX.tsv"))
     return 0
 
 

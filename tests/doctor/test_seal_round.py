@@ -88,3 +88,25 @@ def test_a_bad_index_is_one_line_naming_the_file_and_line(data: Path, capsys, in
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1, err
     assert (data / "sealed-next-a" / "theano" / "t1.txt").is_file()  # nothing moved
+
+
+def test_urls_the_rule_writer_read_are_dropped(data: Path, capsys) -> None:
+    assert tool.main(["--seen", str(data / "missing.txt")], data) == 2
+    assert "missing.txt" in capsys.readouterr().err
+    seen = data / "seen.txt"
+    seen.write_text("https://github.com/o/r/issues/2/\n\n", encoding="utf-8")
+    assert tool.main(["--seen", str(seen)], data) == 0
+    assert "'url the rule writer read': 1" in capsys.readouterr().out
+    assert not any(row[0] == "theano/t1.txt" for row in indexed(data / "sealed"))
+
+
+def test_too_few_for_a_round_are_parked_unread_in_the_reserve(data: Path, capsys) -> None:
+    assert tool.main(["--park"], data) == 0
+    out = capsys.readouterr().out
+    assert "parked unread: 5" in out and "an error" not in out
+    assert not (data / "sealed").exists() and not (data / "sealed-next-a").exists()
+    reserve = indexed(data / "sealed-reserve")
+    assert len(reserve) == 5 and all((data / "sealed-reserve" / row[0]).is_file() for row in reserve)
+    # the next round opens from the reserve alone
+    assert tool.main([], data) == 0
+    assert len(indexed(data / "sealed")) == 2

@@ -32,6 +32,7 @@ from gpuforge.doctor.catalog import (
     version_key,
 )
 from gpuforge.doctor.gpu_names import NAME_RE, compute_capability
+from gpuforge.envs import gpu_envs
 
 V = r"(\d+\.\d+(?:\.\d+)?)"  # a version: major.minor[.patch]
 END = r"(?!\w|\.\w)"  # ... and no more of it (a sentence's full stop may follow: "Theano 0.8.0.")
@@ -272,7 +273,7 @@ def pin_older_than_builds(text: str) -> str | None:
 # "GeForce RTX 3090 with CUDA capability sm_86 is not compatible with the current PyTorch
 # installation ... supports CUDA capabilities sm_37 sm_50 sm_60 sm_70 sm_75" (corpus
 # b/qa_rtx3090-sm86-cu102-no-kernel_83.txt)
-TORCH_FIRST_CUDA11 = "1.7.0"
+TORCH_FIRST_CUDA11 = (1, 7)
 # ... judged from a paste only where it says the GPU failed (a pip or import error beside the
 # same versions is another cause)
 CUDA_FAILED_RE = re.compile(
@@ -289,12 +290,11 @@ def torch_build_predates_gpu(facts: dict[str, Any], text: str) -> str | None:
     cc, name, _ = gpu_fit.gpu_of(facts)
     if not isinstance(torch, str) or not cc or not CUDA_FAILED_RE.search(text):
         return None
-    release = (*version_key(torch), 0, 0)[:3]  # "1.7" is 1.7.0
-    if release >= version_key(TORCH_FIRST_CUDA11) or version_key(cc) < (8, 0):
+    if version_key(torch)[:2] >= TORCH_FIRST_CUDA11 or gpu_envs.arch_of(cc) < 80:  # "1.7" is 1.7.0
         return None
     return (
         f"PyTorch {torch}: every build is for CUDA 10.2 or older, which makes no code for "
-        f"{name or 'this GPU'} (cc {cc}); CUDA 11 builds start at PyTorch {TORCH_FIRST_CUDA11}"
+        f"{name or 'this GPU'} (cc {cc}); CUDA 11 builds start at PyTorch 1.7.0"
     )
 
 

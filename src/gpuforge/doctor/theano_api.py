@@ -110,8 +110,14 @@ def _modules_asking(text: str, name: str) -> set[str]:
     for m in re.finditer(rf"\b(theano(?:\.\w+)*)\.{name}\b", text):
         found.add(m[1])
     for m in re.finditer(rf"\b(T|tt|tensor)((?:\.\w+)*)\.{name}\b", text):
-        found.add(ALIASES[m[1]] + m[2])
+        found.add(_full_module(m[1] + m[2]))
     return found
+
+
+def _full_module(dotted: str) -> str:
+    """``T.nnet`` as theano.tensor.nnet: the first part through ALIASES."""
+    head, dot, rest = dotted.partition(".")
+    return ALIASES.get(head, head) + dot + rest
 
 
 def _raised_in_theano_user(text: str, at: int) -> bool:
@@ -134,9 +140,8 @@ def _asked(text: str) -> set[tuple[Asked, ...]]:
     frame: every Theano module having it)."""
     asked: set[tuple[Asked, ...]] = set()
     for m in PROSE_MISSING_RE.finditer(text):
-        module, name = (m["dotted"].rsplit(".", 1)) if m["dotted"] else (m["module"], m["name"])
-        head, _, rest = module.partition(".")
-        module = ALIASES.get(head, head) + (f".{rest}" if rest else "")
+        module, name = m["dotted"].rsplit(".", 1) if m["dotted"] else (m["module"], m["name"])
+        module = _full_module(module)
         if module.startswith("theano"):
             asked.add((Asked(module, name, True, attribute=True),))
     for m in MISSING_RE.finditer(text):
@@ -166,7 +171,6 @@ def _first_release_lacking(asked: Asked) -> int | None:
     """The release the installed Theano is older than, or None when the span cannot say."""
     releases, spans = api()
     newest = len(releases) - 1
-    # a name asked of a module that exists is the module's name first, a missing module a module
     name, module = f"{asked.module}:{asked.name}", f"{asked.module}.{asked.name}"
     # an attribute is a name of the package (a sub-module it does not import is none); an
     # import may also reach a sub-module's file; a missing module is the module first
