@@ -687,6 +687,19 @@ def test_migrate_and_write_at_once(tmp_path, record):
 # --- 5. interruption of the quick writers ---------------------------------------------------
 
 
+GPUFORGE_FRAME = re.compile(r'File "[^"]*gpuforge[/\\]([^"]*\.py)", line \d+, in (\S+)')
+
+
+def before_the_handlers(err: str) -> bool:
+    """A traceback whose gpuforge frames are all module level in the package's __init__.py
+    (runpy imports it before __main__.py runs) or __main__.py (its imports, before main()
+    installs the handlers): the signal came before gpuforge could answer it."""
+    return all(
+        path in ("__init__.py", "__main__.py") and where in ("<module>", "<dictcomp>")
+        for path, where in GPUFORGE_FRAME.findall(err)
+    )
+
+
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT], ids=lambda s: s.name)
 @pytest.mark.parametrize("command", ["write", "migrate"])
 def test_theanorc_killed_at_random_moments(tmp_path, record, signum, command):
@@ -718,9 +731,10 @@ def test_theanorc_killed_at_random_moments(tmp_path, record, signum, command):
             problems.append("backup lost")
         if text not in (USER_RC, PROFILES["fast"]) and not text.startswith("# my notes"):
             problems.append(f"half file: {text[:40]!r}")
-        # the signal came in the interpreter's own start-up (runpy), before any gpuforge code:
-        # Python's own KeyboardInterrupt traceback or death by the signal; nothing is written
-        startup = ran.code in (1, -2, -15) and not re.search(r'File "[^"]*gpuforge[/\\][^"]*\.py"', ran.err)
+        # the signal came in the interpreter's own start-up (runpy importing the package, or
+        # __main__.py's first lines), before gpuforge's handlers: Python's own KeyboardInterrupt
+        # traceback or death by the signal; nothing is written
+        startup = ran.code in (1, -2, -15) and before_the_handlers(ran.err)
         early += startup
         if not startup and (ran.code not in (0, -9, 143, 130) or "Traceback" in ran.err):
             problems.append(f"exit {ran.code}: {ran.err[-200:]}")
