@@ -356,3 +356,70 @@ def test_the_old_backend_beside_a_cudnn_that_removed_its_functions(paste, judged
 )
 def test_wordings_and_versions_judged_from_their_sources(paste, entry, named):
     assert any(f.id == entry for f in diagnose_log(paste)[:1]) == named
+
+
+@pytest.mark.parametrize(
+    ("paste", "judged"),
+    [
+        # Theano #4514's words: a gcc and an nvcc in prose, beside nvcc failing
+        ("arch linux has now gcc 6.1.1 to which nvcc (7.5.17) is not compatible (100+ errors)\n", True),
+        (
+            "gcc (Ubuntu 6.2.0-5ubuntu12) 6.2.0 20161005\nCuda compilation tools, release 8.0, V8.0.44\n"
+            "ERROR (theano.sandbox.cuda): Failed to compile cuda_ndarray.cu: ('nvcc return status', 1)\n",
+            True,
+        ),
+        # "CUDA 7" is 7.0 or 7.5, both gcc 4.9 at most
+        ("device=gpu with CUDA 7 and gcc 5.3: nvcc fails on every op\n", True),
+        # a gcc the CUDA accepts (8.0 takes any gcc 5)
+        ("gcc 5.4.0, CUDA 8.0\nERROR (theano.sandbox.cuda): Failed to compile cuda_ndarray.cu\n", False),
+        # Python's banner names the gcc that built Python, not the one nvcc uses
+        (
+            "Python 3.6.9 (default)\n[GCC 8.4.0] on linux\nCUDA 9.0\n"
+            "nvcc fatal : Unsupported gpu architecture\n",
+            False,
+        ),
+        # "CUDA 9" is 9.0, 9.1 or 9.2, whose limits are not all recorded
+        ("gcc 7.2 and CUDA 9\nnvcc return status 1\n", False),
+        # Windows' nvcc compiles with cl.exe
+        ("C:\\Users\\me> nvcc fatal error\ngcc 5.3 (mingw), CUDA 7.5\n", False),
+        # nothing of nvcc failed
+        ("gcc 6.1.1, CUDA 7.5\nImportError: No module named 'lasagne'\n", False),
+    ],
+)
+def test_a_gcc_newer_than_its_cudas_nvcc_accepts(paste, judged):
+    """crt/host_config.h's `#if __GNUC__ > N` guard, by CUDA release (doctor/nvcc_host.py)."""
+    found = log_facts(paste)["derived"].get("nvcc_refuses_gcc")
+    assert bool(found) == judged
+    assert any(f.id == "gcc_too_new" for f in diagnose_log(paste)[:1]) == judged
+
+
+@pytest.mark.parametrize(
+    ("paste", "named"),
+    [
+        # the old back-end in a runtime image: no nvcc
+        (
+            "FROM nvidia/cuda:8.0-cudnn5-runtime-ubuntu14.04\nTHEANO_FLAGS=device=gpu python train.py\n"
+            "WARNING (theano.sandbox.cuda): CUDA is installed, but device gpu is not available\n",
+            "nvcc_not_found",
+        ),
+        # cuDNN's ops of the gpuarray back-end in a cudnn-runtime image: libcudnn without cudnn.h
+        (
+            "docker run -it nvidia/cuda:9.0-cudnn7-runtime-ubuntu16.04\nTHEANO_FLAGS=device=cuda0\n"
+            "Can not use cuDNN on context None: cannot compile with cuDNN.\n",
+            "cudnn_h_missing",
+        ),
+        # the devel image has both
+        (
+            "FROM nvidia/cuda:9.0-cudnn7-devel-ubuntu16.04\nTHEANO_FLAGS=device=cuda0\n"
+            "Can not use cuDNN on context None: cannot compile with cuDNN.\n",
+            None,
+        ),
+        # a runtime image is right for a prebuilt wheel that needs no compiler
+        ("FROM nvidia/cuda:10.0-base\n>>> torch.cuda.is_available()\nFalse\n", None),
+    ],
+)
+def test_nvidias_images_without_the_toolkit(paste, named):
+    """base and runtime have no nvcc and no headers; only devel adds them (NVIDIA's container
+    images page)."""
+    found = diagnose_log(paste)
+    assert (found[0].id if found else None) == named

@@ -6,7 +6,7 @@ import os
 import re
 from typing import Any
 
-from gpuforge.doctor import gpu_fit
+from gpuforge.doctor import gpu_fit, nvcc_host
 from gpuforge.doctor.catalog import lookup
 
 OLD_BACKEND_KEY = re.compile(r"^(lib\.cnmem|nvcc\..+)$")
@@ -95,6 +95,8 @@ def derive(facts: dict[str, Any]) -> dict[str, Any]:
             break
     shadows = lookup(facts, "cwd.shadows") or {}
     derived["shadow_other"] = [p for name, p in sorted(shadows.items()) if name != "torch"]
+    if device.startswith("gpu") and host_platform(facts) != "win":  # the old back-end's nvcc and gcc
+        derived["nvcc_refuses_gcc"] = nvcc_host.refused_gcc(facts)
     derived.update(gpu_fit.derive_gpu(facts))
     derived["nvrtc_unfindable"] = gpu_fit.unfindable_nvrtc(facts)
     derived["dnn_not_disabled"] = gpu_fit.dnn_not_disabled(facts)

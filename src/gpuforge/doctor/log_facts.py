@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from gpuforge.doctor import gpu_fit, theano_api
+from gpuforge.doctor import gpu_fit, nvcc_host, theano_api
 from gpuforge.doctor.catalog import (
     Finding,
     confirmed_by_facts,
@@ -121,6 +121,26 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
             r"\b(?:py)?(?:torch|torchvision)(?:[=-]=?| v?)\d+\.\d+(?:\.\d+)?(?:\.dev\d+)?\+cu(\d{3})\b",
             _cu_tag,
         ),
+        # the CUDA whose nvcc compiles: its --version line, its own version, its install folder,
+        # prose ("CUDA 8.0", "cuda-7.5"; nvidia-smi's "CUDA Version:" is the driver's, below)
+        ("cuda.nvcc.release", r"Cuda compilation tools, release (\d+\.\d+)", None),
+        ("cuda.nvcc.release", r"\bnvcc[ (]{1,2}v?(\d+\.\d+)(?:\.\d+)*\b", None),
+        ("cuda.nvcc.release", r"[/\\]cuda-(\d+\.\d+)[/\\]", None),
+        (
+            "cuda.nvcc.release",
+            r"\bCUDA(?: ?toolkit)?[ -]v?(\d+(?:\.\d)?)(?![\d.]*[- ]?(?:bit|GB|x|driver))\b",
+            None,
+        ),
+        # the host compiler: gcc --version's first line, gcc -v's last, a listing or prose ("gcc
+        # 6.1.1", "g++-5"); not Python's banner ("[GCC 7.3.0] on linux") nor clang's
+        # "GCC 4.2.1 Compatible"
+        ("compiler.cxx_version", r"\bg(?:cc|\+\+) \([^)\n]*\) (\d+\.\d+(?:\.\d+)?)", None),
+        ("compiler.cxx_version", r"\bgcc version (\d+\.\d+(?:\.\d+)?)", None),
+        (
+            "compiler.cxx_version",
+            r"(?<!\[)\bg(?:cc|\+\+)(?:\s*[=:]\s*|\s+v?|-)(\d+(?:\.\d+){0,2})\b(?! Compatible)",
+            None,
+        ),
         # the driver, as nvidia-smi's header says it
         ("cuda.driver.version", r"CUDA Version:\s*(\d+\.\d+)", None),
         ("cuda.driver.driver_version", r"Driver Version:\s*(\d+\.\d+(?:\.\d+)?)", None),
@@ -144,6 +164,20 @@ DNN_FAILED_RE = re.compile(
 # start-up line, which only a Theano that still has it prints
 OLD_BACKEND_RAN_RE = re.compile(r"Using gpu device \d+: ")
 OLD_DEVICE_RE = re.compile(rf"(?:^|[\s,='\"])device\s*=\s*gpu\d*\b|{OLD_BACKEND_RAN_RE.pattern}", re.I | re.M)
+# nvcc compiled and failed: its own words, Theano's old back-end compiling with it (its device,
+# its cuda_ndarray.cu, its ERROR line), or nvcc named beside a failure in prose
+NVCC_FAILED_RE = re.compile(
+    r"nvcc return status|nvcc fatal|Failed to compile cuda_ndarray\.cu|ERROR \(theano\.sandbox\.cuda\)|"
+    r"\bnvcc\b[^\n]{0,120}\b(?:error|fail|not (?:work|compatible|supported)|incompatible|refuse|support)"
+    r"|\b(?:error|fail|not (?:work|compatible)|incompatible)[^\n]{0,120}\bnvcc\b",
+    re.I,
+)
+# NVIDIA's CUDA images without the toolkit: `base` (libcudart) and `runtime` (the shared
+# libraries; a cudnnN-runtime tag adds libcudnn alone) have no nvcc and no headers, which only
+# `devel` adds (nvidia.github.io/container-wiki toolkit/container-images: "devel: extends the
+# runtime image by adding the compiler toolchain, the debugging tools, the headers and the static
+# libraries"); tags such as nvidia/cuda:8.0-cudnn5-runtime-ubuntu14.04, nvidia/cuda:10.0-base
+TOOLKIT_ABSENT_IMAGE_RE = re.compile(r"\bnvidia/cuda:[\w.-]*?\b(?:runtime|base)\b[\w.-]*", re.I)
 DNN_OFF_RE = re.compile(
     r"\bdnn\.enabled\s*=\s*(?:False|0|no)\b|\[dnn\][^\[]*?\benabled\s*=\s*(?:False|0|no)\b", re.I
 )
@@ -168,7 +202,7 @@ def _line_at(text: str, at: int) -> str:
 # NumPy 1.20", "requires numpy >= 1.16", "Theano 1.0 or higher", "since cuDNN 8"
 NOT_INSTALLED_BEFORE = re.compile(
     r"(?:deprecated|removed|introduced|added|since|requires?|required|needs?|expired|as of|before|after|"
-    r"until|upgrade to|downgrade to|>=?|<=?|~=|!=)\s*(?:in\s+|to\s+|from\s+)?\S*\s*$",
+    r"until|up to|upgrade to|downgrade to|>=?|<=?|~=|!=)\s*(?:in\s+|to\s+|from\s+)?\S*\s*$",
     re.I,
 )
 NOT_INSTALLED_AFTER = re.compile(
@@ -314,12 +348,19 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
         derived["old_backend_ran"] = True
     if CUDA_DEVICE_RE.search(text) or (theano and cuda_stated and not old_device):
         derived["cuda_device"] = derived["gpu_device"] = True
+    image = TOOLKIT_ABSENT_IMAGE_RE.search(text)
+    if image:
+        derived["toolkit_absent_image"] = image.group(0)
     derived["dnn_not_disabled"] = not DNN_OFF_RE.search(text)
     if DNN_FAILED_RE.search(text):
         derived["dnn_failed"] = True
     newer = theano_api.newer_theano_asked(text, facts)
     if newer:
         derived["theano_name_added"] = newer
+    if NVCC_FAILED_RE.search(text) and lookup(facts, "platform.sys_platform") != "win32":
+        refused = nvcc_host.refused_gcc(facts)  # Windows' nvcc compiles with cl.exe, not gcc
+        if refused:
+            derived["nvcc_refuses_gcc"] = refused
     predates = torch_build_predates_gpu(facts, text)
     if predates:
         derived["torch_build_predates_gpu"] = predates
