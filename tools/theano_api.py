@@ -64,9 +64,39 @@ def parameters(node: ast.FunctionDef | ast.ClassDef) -> list[str]:
     return [a.arg for a in args if a.arg not in ("self", "cls")]
 
 
+def _parameters_by_text(source: str, start: int) -> list[str]:
+    """The keyword parameters of the signature whose "(" is at ``start``, read from the text
+    (a module Python 3 cannot parse): each top-level comma's name, less *args, **kwargs and
+    Python 2's tuple parameters."""
+    depth, end = 0, start
+    for end in range(start, len(source)):
+        depth += {"(": 1, ")": -1}.get(source[end], 0)
+        if depth == 0:
+            break
+    params, part, depth = [], "", 0
+    for ch in source[start + 1 : end] + ",":
+        if ch == "," and depth == 0:
+            name = re.match(r"\s*([A-Za-z_]\w*)\s*(?:=|$)", part)
+            if name and name[1] not in ("self", "cls"):
+                params.append(name[1])
+            part = ""
+            continue
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(ch, 0)
+        part += ch
+    return params
+
+
 def _public_names_by_line(source: str, package: bool) -> set[str]:
-    """The same names read line by line, for a module Python 3 cannot parse."""
+    """The same names read line by line, for a module Python 3 cannot parse, with the keyword
+    parameters of its functions and of its classes' __init__."""
     names = set(re.findall(r"^(?:def|class) (\w+)", source, re.M))
+    for m in re.finditer(r"^def (\w+)\s*\(", source, re.M):
+        names.update(f"{m[1]}({p})" for p in _parameters_by_text(source, m.end() - 1))
+    for m in re.finditer(r"^class (\w+)\b.*?:\s*$", source, re.M):
+        body = re.search(r"^(?=\S)|^[ \t]+def __init__\s*\(", source[m.end() :], re.M)
+        if body and body[0].strip():
+            start = m.end() + body.end() - 1
+            names.update(f"{m[1]}({p})" for p in _parameters_by_text(source, start))
     names.update(re.findall(r"^(\w+)\s*=", source, re.M))
     if package:
         for imported in re.findall(r"^from \S+ import \(?([\w ,\\\n]+)\)?", source, re.M):

@@ -423,3 +423,44 @@ def test_nvidias_images_without_the_toolkit(paste, named):
     images page)."""
     found = diagnose_log(paste)
     assert (found[0].id if found else None) == named
+
+
+@pytest.mark.parametrize(
+    ("paste", "named"),
+    [
+        # Theano's ops when their GPU working memory could not be allocated
+        ("RuntimeError: GpuCorrMM failed to allocate working memory of 576 x 802816\n", "gpu_out_of_memory"),
+        ("MemoryError: Could not allocate working GPU memory\n", "gpu_out_of_memory"),
+        ("I encountered to GPU out of memory. I am having an Nvidia Quadro 2 GB GPU.\n", "gpu_out_of_memory"),
+        # Theano's second line while it waits for the compile lock
+        (
+            "INFO (theano.gof.compilelock): To manually release the lock, delete "
+            "/home/u/.theano/compiledir_Linux/lock_dir\n",
+            "compile_lock",
+        ),
+        # blas.ldflags split at the space of C:\Program Files: the path's rest is a token
+        (
+            "ValueError: ('The following error happened while compiling the node', Dot22Scalar(x), "
+            "'\\n', 'invalid token \"Files\\\\Anaconda\\\\Library\\\\bin\"\" in ldflags_str: "
+            '"-L"C:\\\\Program Files\\\\Anaconda\\\\Library\\\\bin" -lmkl_rt"\')\n',
+            "path_spaces_nonascii",
+        ),
+        # a flag Theano does not take is no path
+        ('ValueError: invalid token "mkl_rt" in ldflags_str: "mkl_rt"\n', None),
+        # CUDA 11 and later name the runtime by major alone
+        (
+            "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n",
+            "mx_cudart",
+        ),
+        # "installed" said of another package is no sign the missing one is installed elsewhere
+        (
+            "I installed Merlin using a virtual environment and pip install for the requirements.\n"
+            "ERROR (theano.gpuarray): pygpu was configured but could not be imported\n"
+            "ImportError: No module named pygpu\n",
+            "pygpu_import",
+        ),
+    ],
+)
+def test_messages_read_from_the_programs_sources(paste, named):
+    found = diagnose_log(paste)
+    assert (found[0].id if found else None) == named

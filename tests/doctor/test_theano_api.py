@@ -64,6 +64,14 @@ from gpuforge.doctor.theano_api import api
             "TypeError: conv2d() got an unexpected keyword argument 'filter_dilation'\n",
             "conv2d(filter_dilation=...) is in Theano 0.9.0",
         ),
+        # Python 2 does not say whose __init__ refused it: Theano's own frame above the error
+        # passed it on (0.7's conv.conv2d hands **kargs to ConvOp; 0.8.0's nnet.conv2d takes it)
+        (
+            '  File "/home/a/.local/lib/python2.7/site-packages/theano/tensor/nnet/conv.py", '
+            "line 149, in conv2d\n    imshp=imshp, kshp=kshp, nkern=nkern, bsize=bsize, **kargs)\n"
+            "TypeError: __init__() got an unexpected keyword argument 'input_shape'\n",
+            "conv2d(input_shape=...) is in Theano 0.8.0",
+        ),
     ],
 )
 def test_a_name_a_later_release_added(paste, asked):
@@ -118,6 +126,9 @@ def test_prose_that_names_no_newer_theano(paste):
         "from theano.tensor import no_such_name\nImportError: cannot import name no_such_name\n",
         # another package's missing name
         "from keras.layers import Conv2D\nImportError: cannot import name 'Conv2D'\n",
+        # Python 2's __init__ of a frame that is not Theano's
+        '  File "/x/app/layers.py", line 9, in conv2d\n'
+        "TypeError: __init__() got an unexpected keyword argument 'input_shape'\n",
         # a keyword of a function that is not Theano's (no Theano call or frame asks it)
         "import theano\n    build(filter_dilation=2)\nTypeError: build() got an unexpected keyword argument "
         "'filter_dilation'\n",
@@ -145,6 +156,9 @@ def test_the_table_is_theanos_release_tags():
     assert "theano.tensor.slinalg" in spans and "theano.tensor:slinalg" not in spans
     assert spans["theano.sandbox.cuda.dnn"][1] == releases.index("0.9.0")
     assert "theano:function" not in spans  # every release has it: it says nothing of a version
+    # the keywords of a release Python 3 cannot parse (0.6 and 0.7: print statements, `except
+    # E, e`) are read from its text: 0.7's scan has strict=False, 0.6's has not
+    assert spans["theano.scan_module.scan:scan(strict)"] == (releases.index("0.7"), newest)
 
 
 def test_the_table_is_what_the_tool_writes_from_a_theano_clone(tmp_path):
@@ -189,3 +203,86 @@ def test_a_lasagne_layer_hidden_from_an_older_theano(paste, judged):
     assert bool(added) == judged, added
     if judged:
         assert diagnose_log(paste)[0].id == "theano_too_old"
+
+
+@pytest.mark.parametrize(
+    ("paste", "entry"),
+    [
+        (
+            "signal.downsample.max_pool_2d do not exist, change to signal.pool.pool_2d\n",
+            "theano_downsample_removed",
+        ),
+        (
+            "The new version of theano has removed/renamed the max_pool_2d, resulting in an error\n",
+            "theano_downsample_removed",
+        ),
+        # "has been changed to", in Chinese
+        (
+            "from theano.tensor.signal import downsample 已经更改为from theano.tensor.signal import pool\n",
+            "theano_downsample_removed",
+        ),
+        (
+            "Because theano.sandbox.cuda.dnn is discarded in theano 1, layer.py fails\n",
+            "theano_old_backend_removed",
+        ),
+    ],
+)
+def test_a_name_a_later_release_dropped_said_gone_in_prose(paste, entry):
+    """A name the release lists say a release dropped, said to be gone: the code was written
+    for an older Theano than the one installed."""
+    assert log_facts(paste)["derived"].get("theano_name_dropped")
+    assert diagnose_log(paste)[0].id == entry
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        # a name every release still has
+        "theano: pool_2d was renamed in my fork\n",
+        # a bare word of the old back-end's (use, cuda_enabled) in a paste that never names Theano
+        "the cuda_enabled flag was removed from my config\n",
+        # another package's name
+        "torch.nn.functional.upsample has been renamed to interpolate\n",
+        # a dropped name, but nothing said gone
+        "from theano.tensor.signal import downsample\nimport numpy\n",
+    ],
+)
+def test_prose_that_names_no_dropped_theano_name(paste):
+    assert "theano_name_dropped" not in log_facts(paste)["derived"]
+
+
+@pytest.mark.parametrize(
+    ("paste", "judged"),
+    [
+        # Lasagne 0.1's Conv2DLayer hands **kwargs to Layer.__init__, which refuses flip_filters
+        (
+            '  File "/x/lib/python3.4/site-packages/lasagne/layers/conv.py", line 391, in __init__\n'
+            "    super(Conv2DLayer, self).__init__(incoming, **kwargs)\n"
+            "TypeError: __init__() got an unexpected keyword argument 'flip_filters'\n",
+            True,
+        ),
+        # the paste's own call of the layer (Python 3.10's qualified name, no frame shown)
+        (
+            "l = DenseLayer(l_in, num_units=10, num_leading_axes=2)\n"
+            "TypeError: Layer.__init__() got an unexpected keyword argument 'num_leading_axes'\n",
+            True,
+        ),
+        # Lasagne master stated: something else refused it
+        (
+            "Lasagne 0.2.dev1\n"
+            '  File "/x/site-packages/lasagne/layers/conv.py", line 391, in __init__\n'
+            "TypeError: __init__() got an unexpected keyword argument 'flip_filters'\n",
+            False,
+        ),
+        # the same keyword refused by code that is not Lasagne's
+        (
+            '  File "/x/app/layers.py", line 9, in __init__\n'
+            "TypeError: __init__() got an unexpected keyword argument 'flip_filters'\n",
+            False,
+        ),
+    ],
+)
+def test_a_keyword_only_lasagne_master_has(paste, judged):
+    """Lasagne v0.1's signatures against master 5d3c63c's (theano_api.LASAGNE_MASTER_KEYWORDS)."""
+    assert bool(log_facts(paste)["derived"].get("lasagne_keyword_added")) == judged
+    assert any(f.id == "lasagne_too_old" for f in diagnose_log(paste)) == judged

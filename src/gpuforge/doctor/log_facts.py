@@ -354,6 +354,12 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     derived["dnn_not_disabled"] = not DNN_OFF_RE.search(text)
     if DNN_FAILED_RE.search(text):
         derived["dnn_failed"] = True
+    lasagne_keyword = theano_api.lasagne_keyword_added(text, facts)
+    if lasagne_keyword:
+        derived["lasagne_keyword_added"] = lasagne_keyword
+    dropped = theano_api.dropped_theano_named(text)
+    if dropped:
+        derived["theano_name_dropped"] = dropped
     newer = theano_api.newer_theano_asked(text, facts)
     if newer:
         derived["theano_name_added"] = newer

@@ -67,7 +67,7 @@ KEYWORD_RE = re.compile(
 ALIASES = {"T": "theano.tensor", "tt": "theano.tensor", "tensor": "theano.tensor", "theano": "theano"}
 # a traceback's frame line; a Theano user's own frame names theano in its path (Keras'
 # backend/theano_backend.py, lasagne/theano_extensions/...)
-FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line \d+', re.M)
+FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line \d+(?:, in (?P<func>\w+))?', re.M)
 
 
 # Lasagne master (github.com/Lasagne/Lasagne) deletes these names when Theano lacks what they
@@ -82,6 +82,19 @@ LASAGNE_HIDES = {
     "MaxPool3DLayer": "theano.tensor.signal.pool:pool_3d",
 }
 LASAGNE_MISSING_RE = re.compile(rf"(?:cannot import name |has no attribute )'?({'|'.join(LASAGNE_HIDES)})\b")
+# the keywords Lasagne's master gave its layers and functions, which 0.1 (PyPI's only release)
+# lacks: the signatures of lasagne/ at v0.1 against master 5d3c63c (a layer's **kwargs reach
+# Layer.__init__, which refuses them: `__init__() got an unexpected keyword argument 'flip_filters'`
+# under lasagne/layers/conv.py)
+LASAGNE_MASTER_KEYWORDS = {
+    "cropping": ("ConcatLayer", "ElemwiseMergeLayer", "ElemwiseSumLayer"),
+    "flip_filters": ("Conv1DLayer", "Conv2DLayer"),
+    "num_groups": ("Conv2DDNNLayer", "Conv2DMMLayer"),
+    "only_return_final": ("CustomRecurrentLayer", "RecurrentLayer", "LSTMLayer", "GRULayer"),
+    "num_leading_axes": ("DenseLayer",),
+    "shared_axes": ("DropoutLayer",),
+    "unwrap_shared": ("get_all_params",),
+}
 
 
 class Asked(NamedTuple):
@@ -125,6 +138,16 @@ def _raised_in_theano_user(text: str, at: int) -> bool:
     users (its path names theano: Keras' backend/theano_backend.py)."""
     frames = list(FRAME_RE.finditer(text, 0, at))
     return bool(frames) and "theano" in frames[-1]["path"].lower()
+
+
+def _theano_frame_function(text: str, at: int) -> str | None:
+    """The function of Theano's own frame just above the error at ``at`` (`theano/tensor/nnet/
+    conv.py", line 149, in conv2d`: the conv2d a newer release gave the keyword), if that frame
+    is Theano's."""
+    frames = list(FRAME_RE.finditer(text, 0, at))
+    if not frames or not re.search(r"[/\\]theano[/\\]", frames[-1]["path"]):
+        return None
+    return frames[-1]["func"]
 
 
 def _modules_having(name: str) -> set[str]:
@@ -210,6 +233,24 @@ def _lasagne_layer_hidden(text: str, facts: dict[str, Any]) -> str | None:
     return None
 
 
+def lasagne_keyword_added(text: str, facts: dict[str, Any]) -> str | None:
+    """A keyword only Lasagne's master has, refused under one of Lasagne's frames or by a call
+    of the layer having it (Lasagne 0.1 installed), unless the paste states Lasagne master."""
+    lasagne = lookup(facts, "imports.lasagne.version")
+    if isinstance(lasagne, str) and version_key(lasagne) >= (0, 2):
+        return None
+    for m in KEYWORD_RE.finditer(text):
+        owners = LASAGNE_MASTER_KEYWORDS.get(m["kw"])
+        if not owners:
+            continue
+        frames = list(FRAME_RE.finditer(text, 0, m.start()))
+        in_lasagne = bool(frames) and re.search(r"[/\\]lasagne[/\\]", frames[-1]["path"])
+        called = next((o for o in owners if re.search(rf"\b{o}\([^\n]*\b{m['kw']}\s*=", text)), None)
+        if in_lasagne or called:
+            return f"{called or ' / '.join(owners)}({m['kw']}=...) is in Lasagne's master, not in 0.1"
+    return None
+
+
 def _keyword_added(text: str, facts: dict[str, Any]) -> str | None:
     """A keyword a Theano function or class gained in a later release (the release tags'
     signatures), asked of it by the paste's own call (`T.nnet.conv2d(...)`) or from a frame
@@ -218,9 +259,11 @@ def _keyword_added(text: str, facts: dict[str, Any]) -> str | None:
     newest = len(releases) - 1
     for m in KEYWORD_RE.finditer(text):
         func = m["cls"] if m["func"] == "__init__" and m["cls"] else m["func"]
-        if func == "__init__":
-            continue  # Python before 3.10 does not say whose
-        if not _modules_asking(text, func) and not _raised_in_theano_user(text, m.start()):
+        if func == "__init__":  # Python before 3.10 does not say whose: the Theano function
+            func = _theano_frame_function(text, m.start())  # that passed it on (**kwargs)
+            if func is None:
+                continue
+        elif not _modules_asking(text, func) and not _raised_in_theano_user(text, m.start()):
             continue
         found = [span for key, span in spans.items() if key.endswith(f":{func}({m['kw']})")]
         if not found or any(last != newest for _, last in found):
@@ -229,6 +272,70 @@ def _keyword_added(text: str, facts: dict[str, Any]) -> str | None:
         if first == 0 or _stated_as_new(facts, releases[first]):
             continue
         return f"{func}({m['kw']}=...) is in Theano {releases[first]} and later"
+    return None
+
+
+# a Theano name said in prose to be gone: "signal.downsample.max_pool_2d do not exist", "has
+# removed/renamed the max_pool_2d", "downsample.max_pool_2d() has been removed",
+# "theano.sandbox.cuda.dnn is discarded in theano 1", "... import downsample 已经更改为 ..." (has
+# been changed to); the line's names are looked up in the release lists
+GONE_RE = re.compile(
+    r"\b(?:removed|renamed|deleted|discarded|no longer (?:exists?|there|available)|"
+    r"(?:do|does|did|dose)(?:n't| not) exists?|(?:is|are) (?:gone|not exists?)|"
+    r"has been (?:removed|renamed|changed|replaced|moved)|(?:changed|renamed|moved) to|"
+    r"replaced (?:by|with))\b|已经?(?:更改|改|变)为|被?(?:删除|移除|去掉)|不存在",
+    re.I,
+)
+# `from theano.x import name`, or a name as code writes it: dotted, or with an underscore or
+# a digit (a bare English word is no name: "use" is theano.sandbox.cuda's too)
+CODE_NAME_RE = re.compile(
+    r"\bfrom ((?:theano|T|tt)(?:\.\w+)*) import (\w+)"
+    r"|\b([A-Za-z_]\w*(?:\.\w+)+|\w*_\w*|[A-Za-z]+\d\w*)\b"
+)
+
+
+@cache
+def _keys_ending() -> dict[str, list[str]]:
+    """The release-list keys by their last part (``max_pool_2d``: ...downsample:max_pool_2d)."""
+    by_leaf: dict[str, list[str]] = {}
+    for key in api()[1]:
+        by_leaf.setdefault(re.split(r"[.:]", key)[-1], []).append(key)
+    return by_leaf
+
+
+def _dropped_keys(token: str) -> list[str] | None:
+    """The release-list keys a name as written may be (``signal.downsample.max_pool_2d`` ends
+    theano.tensor.signal.downsample:max_pool_2d), if it is some and every one was dropped."""
+    releases, spans = api()
+    newest = len(releases) - 1
+    full = _full_module(token) if token.split(".")[0] in ALIASES else token
+    keys = [
+        k
+        for k in _keys_ending().get(token.rpartition(".")[2], [])
+        if (dotted := k.replace(":", ".")) == full or dotted.endswith("." + token)
+    ]
+    if not keys or any(spans[k][1] == newest for k in keys):
+        return None
+    return keys
+
+
+def dropped_theano_named(text: str) -> str | None:
+    """A Theano name a line of prose says is gone that a release dropped (the code was written
+    for an older Theano than the one installed): the name and the last release having it."""
+    releases, spans = api()
+    # a paste that never names Theano: only a name Theano's own (signal.downsample.max_pool_2d)
+    theano_named = "theano" in text.lower() or re.search(r"\b(?:T|tt)\.\w", text)
+    for line in text.splitlines():
+        if not GONE_RE.search(line):
+            continue
+        for m in CODE_NAME_RE.finditer(line):
+            token = f"{m[1]}.{m[2]}" if m[1] else m[3]
+            if not theano_named and token.count(".") < 2:
+                continue
+            keys = _dropped_keys(token)
+            if keys:
+                last = max(spans[k][1] for k in keys)
+                return f"{keys[0].replace(':', '.')} (last in Theano {releases[last]})"
     return None
 
 
