@@ -452,6 +452,21 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n",
             "mx_cudart",
         ),
+        # Theano's own warning of a cuDNN newer than it supports: the cause where nothing failed
+        # after it (Theano 0.8.2's old back-end's wording) ...
+        (
+            "/usr/local/lib/python2.7/dist-packages/theano/sandbox/cuda/__init__.py:600: UserWarning: "
+            "Your cuDNN version is more recent than the one Theano officially supports. If you see any "
+            "problems, try updating Theano or downgrading cuDNN to version 5.\n  warnings.warn(warn)\n",
+            "cudnn_version",
+        ),
+        # ... not where an exception follows it (that is what failed)
+        (
+            "UserWarning: Your cuDNN version is more recent than Theano. If you encounter problems, try "
+            "updating Theano or downgrading cuDNN to version 5.1.\nTraceback (most recent call last):\n"
+            '  File "x.py", line 1, in <module>\nImportError: No module named keras.applications\n',
+            None,
+        ),
         # "installed" said of another package is no sign the missing one is installed elsewhere
         (
             "I installed Merlin using a virtual environment and pip install for the requirements.\n"

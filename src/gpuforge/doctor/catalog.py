@@ -72,6 +72,10 @@ class Entry:
     # exception comes after it in the paste, or a wrapper entry's message says the exception
     # was its consequence (otherwise the exception is what failed)
     warning_only: bool = False
+    # the same for some of its text patterns only (`warnings:` beside `text:`): a warning's
+    # wording of the cause (Theano's "Your cuDNN version is more recent than ..."), which names
+    # it only as warning_only does
+    warning_patterns: frozenset[bytes] = frozenset()
     # where each text pattern was written from (its `from:`, else the entry's): report files,
     # thread urls, `seed NNN`, `code: FILE`, `repro: TEST`; evaluate.py's cross-validation
     # switches a pattern off for the reports of the only source it came from
@@ -314,11 +318,12 @@ def _load_catalog(path: Path) -> tuple[Entry, ...]:
             tuple(_condition(c, path, line) for c in (group if isinstance(group, list) else [group]))
             for group in (item.get("match") or {}).get("facts", []) or []
         )
+        warnings = _patterns(item, "warnings", path, line, origins)
         entry = Entry(
             item["id"],
             item["title"],
             platforms,
-            _patterns(item, "text", path, line, origins),
+            _patterns(item, "text", path, line, origins) + warnings,
             item["cause"],
             item["fix"],
             item["source"],
@@ -332,6 +337,7 @@ def _load_catalog(path: Path) -> tuple[Entry, ...]:
             candidates=_ids(item, "candidates", path, line),
             text_needs_facts=bool((item.get("match") or {}).get("text_needs_facts")),
             warning_only=bool((item.get("match") or {}).get("warning_only")),
+            warning_patterns=frozenset(p.pattern for p in warnings),
             origins=origins,
         )
         if not (entry.patterns or entry.all_groups or entry.facts):
@@ -398,16 +404,22 @@ def _corrector(path: Path) -> Corrector:
     return Corrector(pattern_words(patterns), spelled_words(patterns))
 
 
-def _text_match(e: Entry, text: bytes, present: set[bytes]) -> tuple[int, str] | None:
-    """(position of the last match, evidence) of an entry in ``text`` (UTF-8), or None;
-    ``present``: the patterns that occur in the text."""
+def _text_match(e: Entry, text: bytes, present: set[bytes]) -> tuple[int, str, bool] | None:
+    """(position of the last match, evidence, whether only a warning pattern matched) of an
+    entry in ``text`` (UTF-8), or None; ``present``: the patterns that occur in the text."""
     if any(p.pattern in present for p in e.unless):
         return None
-    best = None
+    best, warned = None, None
     for pattern in e.patterns:
         m = last_match(pattern, text) if pattern.pattern in present else None
-        if m is not None and (best is None or m.start() > best.start()):
+        if m is None:
+            continue
+        if pattern.pattern in e.warning_patterns:
+            warned = m if warned is None or m.start() > warned.start() else warned
+        elif best is None or m.start() > best.start():
             best = m
+    only_warned = best is None and warned is not None
+    best = best or warned
     evidence = _line_of(text, best) if best is not None else ""
     for group in e.all_groups:
         last = []
@@ -418,11 +430,11 @@ def _text_match(e: Entry, text: bytes, present: set[bytes]) -> tuple[int, str] |
             last.append(hit)
         else:
             m = max(last, key=lambda h: h.start())
-            if best is None or m.start() > best.start():
-                best = m
+            if best is None or only_warned or m.start() > best.start():
+                best, only_warned = m, False
                 lines = (_line_of(text, h) for h in sorted(last, key=lambda h: h.start()))
                 evidence = " ... ".join(dict.fromkeys(lines))  # one line that holds them all: once
-    return (best.start(), evidence) if best is not None else None
+    return (best.start(), evidence, only_warned) if best is not None else None
 
 
 def explained_last(findings: list[Finding]) -> list[Finding]:
@@ -453,16 +465,21 @@ def order_findings(hits: list[tuple[int, Finding]]) -> list[Finding]:
 EXCEPTION_LINE = re2.compile(rb"(?m)^[ \t>]*(Traceback \(most recent call last\)|[\w.]*(Error|Exception): )")
 
 
-def _warnings_yield(hits: list[tuple[int, Finding]], data: bytes) -> list[tuple[int, Finding]]:
-    """Drop a warning's finding that an exception follows when nothing found after the warning
-    says what the exception was (an entry marked `wrapper`, the gpu-backend's `need a c++
-    compiler`, is the warning's own consequence): the exception is what failed."""
+def _warnings_yield(
+    hits: list[tuple[int, Finding]], data: bytes, warned: set[str]
+) -> list[tuple[int, Finding]]:
+    """Drop a warning's finding (a warning_only entry, or ``warned``: an entry only a warning
+    pattern found) that an exception follows when nothing found after the warning says what
+    the exception was (an entry marked `wrapper`, the gpu-backend's `need a c++ compiler`, is
+    the warning's own consequence): the exception is what failed."""
 
     def failed_after(pos: int) -> bool:
         explained = any(later > pos and f.entry.wrapper for later, f in hits)
         return not explained and EXCEPTION_LINE.search(data, pos) is not None
 
-    return [(pos, f) for pos, f in hits if not (f.entry.warning_only and failed_after(pos))]
+    return [
+        (pos, f) for pos, f in hits if not ((f.entry.warning_only or f.id in warned) and failed_after(pos))
+    ]
 
 
 def diagnose_text(text: str, off: dict[str, frozenset[bytes]] | None = None) -> list[Finding]:
@@ -474,15 +491,17 @@ def diagnose_text(text: str, off: dict[str, frozenset[bytes]] | None = None) -> 
     catalog = load_catalog()
     found_set, patterns = pattern_set()
     present = {patterns[i] for i in found_set.Match(data) or []}
-    hits, missed = [], []
+    hits, missed, warned = [], [], set()
     for e in catalog:
         switched_off = (off or {}).get(e.id)
         found = _text_match(e, data, present - switched_off if switched_off else present)
         if found is not None:
             hits.append((found[0], Finding(e, found[1])))
+            if found[2]:
+                warned.add(e.id)
         else:
             missed.append(e)
-    hits = _warnings_yield(hits, data)
+    hits = _warnings_yield(hits, data, warned)
     joined = unwrapped(text)
     if joined is not None:  # a hard-wrapped paste: the entries not found, on its lines joined
         data = joined[0].encode("utf-8", "replace")
