@@ -467,6 +467,28 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             '  File "x.py", line 1, in <module>\nImportError: No module named keras.applications\n',
             None,
         ),
+        # Theano 0.9's pygpu check (1.0's names the version: "pygpu(0.6.9)")
+        (
+            "ValueError: Your installed version of pygpu is too old, please upgrade to 0.6.1 or later\n",
+            "pygpu_version",
+        ),
+        # Theano 1.0's MKL check, its second wording (the line break as the source has it)
+        (
+            "RuntimeError: \nCould not import 'mkl'.  If you are using conda, update the numpy\n"
+            "packages to the latest build otherwise, set MKL_THREADING_LAYER=GNU in\nyour environment\n",
+            "mkl_threading",
+        ),
+        # a cuDNN op of the old back-end needing a newer cuDNN
+        ("RuntimeError: cuDNN winograd convolution requires cuDNN v5 or more recent\n", "cudnn_version"),
+        # Theano 1.0's init_dev with under 75 MB free
+        (
+            "RuntimeError: Can not enable cuDNN as there is only 50 MB of free GPU memory.\n",
+            "gpu_out_of_memory",
+        ),
+        # the old back-end's keys in THEANO_FLAGS, which Theano 1.0 no longer knows: a warning ...
+        ("UserWarning: Theano does not recognise this flag: lib.cnmem\n", "old_backend_keys"),
+        # ... and any other unknown flag is no cause the catalog has
+        ("UserWarning: Theano does not recognise this flag: floatx\n", None),
         # "installed" said of another package is no sign the missing one is installed elsewhere
         (
             "I installed Merlin using a virtual environment and pip install for the requirements.\n"
