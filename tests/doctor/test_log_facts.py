@@ -489,6 +489,14 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         ("UserWarning: Theano does not recognise this flag: lib.cnmem\n", "old_backend_keys"),
         # ... and any other unknown flag is no cause the catalog has
         ("UserWarning: Theano does not recognise this flag: floatx\n", None),
+        # libgpuarray 0.7.6's BLAS call of an OpenCL context without clBLAS/CLBlast ...
+        (
+            "Mapped name None to device opencl0:0: pthread-Intel\npygpu.gpuarray.GpuArrayException: "
+            "b'Blas operation not supported by device or missing library: gemv'\n",
+            "opencl_blas_missing",
+        ),
+        # ... which a CUDA context whose cuBLAS did not load says too
+        ("GpuArrayException: b'Blas operation not supported by device or missing library: gemm'\n", None),
         # "installed" said of another package is no sign the missing one is installed elsewhere
         (
             "I installed Merlin using a virtual environment and pip install for the requirements.\n"
