@@ -31,6 +31,7 @@ from gpuforge.doctor.catalog import (
     lookup,
     version_key,
 )
+from gpuforge.doctor.facts import host_platform
 from gpuforge.doctor.gpu_names import NAME_RE, compute_capability
 from gpuforge.envs import gpu_envs
 
@@ -363,7 +364,7 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     newer = theano_api.newer_theano_asked(text, facts)
     if newer:
         derived["theano_name_added"] = newer
-    if NVCC_FAILED_RE.search(text) and lookup(facts, "platform.sys_platform") != "win32":
+    if NVCC_FAILED_RE.search(text) and host_platform(facts) != "win":
         refused = nvcc_host.refused_gcc(facts)  # Windows' nvcc compiles with cl.exe, not gcc
         if refused:
             derived["nvcc_refuses_gcc"] = refused
@@ -393,8 +394,7 @@ def diagnose_log(text: str, off: dict[str, frozenset[bytes]] | None = None) -> l
     fact rule whose facts the paste does not state is not judged."""
     found = diagnose_text(text, off)
     facts = log_facts(text)
-    platform = "win" if lookup(facts, "platform.sys_platform") == "win32" else "linux"
-    by_facts = diagnose_facts(facts, platform, stated_only=True)
+    by_facts = diagnose_facts(facts, host_platform(facts), stated_only=True)
     found = confirmed_by_facts(found, by_facts)  # only where the paste states the facts it needs
     ids = {f.id for f in found}
     sources = facts.get("log_sources") or {}

@@ -23,10 +23,9 @@ The releases between (9.1 to 11.6, 12.7) are not recorded here, so not judged.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from gpuforge.doctor.catalog import lookup
+from gpuforge.doctor.catalog import lookup, version_key
 
 # CUDA major.minor -> the newest gcc its nvcc accepts: "4.8" (that minor and older), "5" (any 5.x)
 NEWEST_GCC = {
@@ -65,14 +64,10 @@ RELEASES = {
 }
 
 
-def _numbers(version: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", version)[:2])
-
-
 def newest_gcc(cuda: str) -> str | None:
     """The newest gcc the CUDA release's nvcc accepts; a bare major version only where every
     release of it agrees."""
-    parts = _numbers(cuda)
+    parts = version_key(cuda)[:2]
     if not parts:
         return None
     if len(parts) == 2:
@@ -84,10 +79,10 @@ def newest_gcc(cuda: str) -> str | None:
 def gcc_refused(cuda: str, gcc: str) -> str | None:
     """Why this CUDA's nvcc refuses this gcc, or None (accepted, or not known)."""
     newest = newest_gcc(cuda)
-    version = _numbers(gcc)
+    version = version_key(gcc)[:2]
     if newest is None or not version:
         return None
-    limit = _numbers(newest)
+    limit = version_key(newest)
     if version[: len(limit)] <= limit:
         return None
     return f"gcc {gcc} is newer than CUDA {cuda}'s nvcc accepts (gcc {newest} at most)"

@@ -133,21 +133,27 @@ def _full_module(dotted: str) -> str:
     return ALIASES.get(head, head) + dot + rest
 
 
+def _frame_above(text: str, at: int) -> re.Match[str] | None:
+    """The traceback frame line just above the error at ``at``."""
+    frames = list(FRAME_RE.finditer(text, 0, at))
+    return frames[-1] if frames else None
+
+
 def _raised_in_theano_user(text: str, at: int) -> bool:
     """Whether the traceback frame just above the error at ``at`` is a file of Theano's own
     users (its path names theano: Keras' backend/theano_backend.py)."""
-    frames = list(FRAME_RE.finditer(text, 0, at))
-    return bool(frames) and "theano" in frames[-1]["path"].lower()
+    frame = _frame_above(text, at)
+    return frame is not None and "theano" in frame["path"].lower()
 
 
 def _theano_frame_function(text: str, at: int) -> str | None:
     """The function of Theano's own frame just above the error at ``at`` (`theano/tensor/nnet/
     conv.py", line 149, in conv2d`: the conv2d a newer release gave the keyword), if that frame
     is Theano's."""
-    frames = list(FRAME_RE.finditer(text, 0, at))
-    if not frames or not re.search(r"[/\\]theano[/\\]", frames[-1]["path"]):
+    frame = _frame_above(text, at)
+    if frame is None or not re.search(r"[/\\]theano[/\\]", frame["path"]):
         return None
-    return frames[-1]["func"]
+    return frame["func"]
 
 
 def _modules_having(name: str) -> set[str]:
@@ -243,8 +249,8 @@ def lasagne_keyword_added(text: str, facts: dict[str, Any]) -> str | None:
         owners = LASAGNE_MASTER_KEYWORDS.get(m["kw"])
         if not owners:
             continue
-        frames = list(FRAME_RE.finditer(text, 0, m.start()))
-        in_lasagne = bool(frames) and re.search(r"[/\\]lasagne[/\\]", frames[-1]["path"])
+        frame = _frame_above(text, m.start())
+        in_lasagne = frame is not None and re.search(r"[/\\]lasagne[/\\]", frame["path"])
         called = next((o for o in owners if re.search(rf"\b{o}\([^\n]*\b{m['kw']}\s*=", text)), None)
         if in_lasagne or called:
             return f"{called or ' / '.join(owners)}({m['kw']}=...) is in Lasagne's master, not in 0.1"
