@@ -87,6 +87,19 @@ def test_a_name_a_later_release_added(paste, asked):
         ("T.nnet.relu is missing in my install of theano\n", "theano.tensor.nnet.relu"),
         ("I can't find relu in theano.tensor.nnet, what is wrong?\n", "theano.tensor.nnet.relu"),
         ("Calling theano.tensor.nnet.conv3d() doesn't exist here\n", "nnet.conv3d is in Theano 0.9.0"),
+        # other words before the name, its module from the line or the paste's own import
+        ("theano's tensor.nnet will not support the relu() function yet\n", "theano.tensor.nnet.relu"),
+        (
+            "I get an import error on the gpu_alloc_empty here:\n"
+            "from theano.sandbox.cuda.basic_ops import (host_from_gpu,\n    gpu_alloc_empty)\n",
+            "basic_ops.gpu_alloc_empty is in Theano 0.8.0",
+        ),
+        # a keyword the paste's own call passes to Theano's function
+        (
+            "I found a non-existent arg(filter_dilation) in theano.\n"
+            "T.nnet.conv2d(x, W, filter_dilation=(2, 1))\n",
+            "conv2d(filter_dilation=...) is in Theano 0.9.0",
+        ),
     ],
 )
 def test_a_name_said_missing_in_prose(paste, asked):
@@ -106,6 +119,16 @@ def test_a_name_said_missing_in_prose(paste, asked):
         "Theano 1.0.4: theano.tensor.nnet.relu is not found\n",
         # a sub-module asked as an attribute: its package may not import it (Theano #6211)
         "T.signal.pool is missing in my install of theano\n",
+        # what a module does not support is no name it lacks
+        "theano.gpuarray does not support float64 on my GPU\n",
+        # a lacking name asked of no Theano module the paste shows
+        "Theano does not support the pool_2d function with ignore_border\n",
+        # the error line itself is MISSING_RE's, which reads a sub-module as an attribute
+        "import theano.tensor as tt\n > AttributeError: module 'theano.tensor' has no attribute 'slinalg'\n",
+        # a keyword said lacking, passed to a function that is not Theano's
+        "import theano\nthis build has no filter_dilation\nbuild(filter_dilation=2)\n",
+        # a Theano stated as new as the release adding it
+        "Theano 0.9.0 has no filter_dilation?\nT.nnet.conv2d(x, W, filter_dilation=(2, 1))\n",
     ],
 )
 def test_prose_that_names_no_newer_theano(paste):

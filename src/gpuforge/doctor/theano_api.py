@@ -2,8 +2,10 @@
 
 `cannot import name 'pool'`, `module 'theano.tensor.nnet' has no attribute 'relu'`, Python 2's
 `'module' object has no attribute 'relu'` under a line calling `T.nnet.relu(x)`, `No module
-named theano.gpuarray`, the same said in prose ("theano.tensor.nnet.relu which is not exist"),
-a keyword a signature lacks (`conv2d() got an unexpected keyword argument 'filter_dilation'`):
+named theano.gpuarray`, the same said in prose ("theano.tensor.nnet.relu which is not exist",
+"an import error on the gpu_alloc_empty" of the paste's own import, "a non-existent
+arg(filter_dilation)" of its own call), a keyword a signature lacks (`conv2d() got an
+unexpected keyword argument 'filter_dilation'`):
 the missing name and the module it was asked of (from the message, from the paste's own lines
 that import or call it, or, for a bare name raised in a Theano user's own frame, from every
 Theano module that has it) are looked up in data/theano_api.json, which tools/theano_api.py
@@ -345,6 +347,69 @@ def dropped_theano_named(text: str) -> str | None:
     return None
 
 
+# other words for a name a release lacks, said before the name: "a non-existent
+# arg(filter_dilation)", "an import error on the gpu_alloc_empty", "tensor.nnet will not support
+# the relu() function", "没有 ..." (has no); the names within a few words after it are asked
+LACKING_RE = re.compile(
+    r"\bnon-?existent\b|\bnot (?:yet )?(?:support|supported|available|included|released) (?:in |by )?|"
+    r"\b(?:does|do|did)(?:n't| not) (?:have|support|contain|include|recogni[sz]e|accept|know)\b|"
+    r"\b(?:has|have) no\b|\blacks?\b|\bimport ?error (?:on|for|with|at|of)\b|"
+    r"\b(?:cannot|can't|can not|could not|couldn't|fails? to|failed to|unable to) import\b|"
+    r"\bunknown (?:keyword|argument|parameter|attribute|function)\b|\bno such\b|"
+    r"没有|不存在|找不到|不支持",
+    re.I,
+)
+# a name as the prose writes it: code-like (CODE_NAME_RE's), quoted, or called (`relu()`)
+PROSE_NAME_RE = re.compile(r"[`'\"](\w+)[`'\"]|\b(\w+)\(\)|" + CODE_NAME_RE.pattern)
+
+
+def _prose_lacking(text: str) -> set[tuple[Asked, ...]]:
+    """Names the paste's prose says its Theano lacks (LACKING_RE), asked of the Theano module
+    the name is dotted with, the paste's own code asks it of, or the line names."""
+    asked: set[tuple[Asked, ...]] = set()
+    for line in text.splitlines():
+        if line.lstrip().startswith(("File ", "from ", "import ")) or MISSING_RE.search(line):
+            continue  # code, tracebacks and errors: MISSING_RE and _modules_asking read them
+        line_modules = {_full_module(m[0]) for m in re.finditer(_DOTTED + r"|\btensor(?:\.\w+)+", line)}
+        for lacking in LACKING_RE.finditer(line):
+            window = line[lacking.end() : lacking.end() + 50]
+            for m in PROSE_NAME_RE.finditer(window):
+                token = next(g for g in m.groups() if g)
+                if m[3]:  # `from theano.x import name`
+                    token = f"{m[3]}.{m[4]}"
+                module, _, name = _full_module(token).rpartition(".")
+                modules = {module} if module.startswith("theano") else set()
+                modules |= _modules_asking(text, name) or {
+                    found for found in line_modules if found != f"{module}.{name}"
+                }
+                for found in sorted(modules):
+                    asked.add((Asked(found, name, True),))
+    return asked
+
+
+def _prose_keyword(text: str, facts: dict[str, Any]) -> str | None:
+    """A keyword the prose says is lacking (`a non-existent arg(filter_dilation)`) that the
+    paste's own call passes to a Theano function (`T.nnet.conv2d(..., filter_dilation=...)`)
+    a later release gave it."""
+    releases, spans = api()
+    newest = len(releases) - 1
+    for line in text.splitlines():
+        for lacking in LACKING_RE.finditer(line):
+            window = line[lacking.end() : lacking.end() + 50]
+            for m in re.finditer(r"\b\w*_\w*\b", window):
+                keyword = m[0]
+                for call in re.finditer(rf"\b(\w+)\([^\n]*\b{keyword}\s*=", text):
+                    if not _modules_asking(text, call[1]):
+                        continue
+                    found = [s for k, s in spans.items() if k.endswith(f":{call[1]}({keyword})")]
+                    if not found or any(last != newest for _, last in found):
+                        continue
+                    first = min(first for first, _ in found)
+                    if first and not _stated_as_new(facts, releases[first]):
+                        return f"{call[1]}({keyword}=...) is in Theano {releases[first]} and later"
+    return None
+
+
 def newer_theano_asked(text: str, facts: dict[str, Any]) -> str | None:
     """What the paste asks of a newer Theano, or None (nothing, or a Theano stated that new)."""
     if "theano" not in text.lower() and not re.search(r"\bT\.\w", text):
@@ -353,7 +418,7 @@ def newer_theano_asked(text: str, facts: dict[str, Any]) -> str | None:
     if hidden:
         return hidden
     releases, _ = api()
-    for alternatives in sorted(_asked(text)):
+    for alternatives in sorted(_asked(text)) + sorted(_prose_lacking(text)):
         firsts = [_first_release_lacking(asked) for asked in alternatives]
         if None in firsts:
             continue  # some module it may have been asked of cannot say
@@ -363,4 +428,4 @@ def newer_theano_asked(text: str, facts: dict[str, Any]) -> str | None:
         name = alternatives[0].name
         where = " or ".join(f"{asked.module}.{name}" for asked in alternatives)
         return f"{where} is in Theano {releases[first]} and later"
-    return None
+    return _prose_keyword(text, facts)
