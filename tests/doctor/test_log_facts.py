@@ -497,6 +497,29 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         ),
         # ... which a CUDA context whose cuBLAS did not load says too
         ("GpuArrayException: b'Blas operation not supported by device or missing library: gemm'\n", None),
+        # Keras' Theano back-end when Theano lacks what it calls (0.3.2 to 2.3.1) ...
+        (
+            "Using Theano backend.\nEnvironmentError: It looks like like your version of Theano is out "
+            "of date. Install the latest version with:\npip install git+git://github.com/Theano/Theano.git"
+            " --upgrade --no-deps\n",
+            "theano_too_old",
+        ),
+        # ... and its dilated convolution (1.1.1 to 1.2.2)
+        ("ValueError: conv2d with filter dilation requires Theano 0.9.0dev2 or newer.\n", "theano_too_old"),
+        # Lasagne master's grouped convolution
+        ("RuntimeError: num_groups > 1 requires Theano 0.10 or later\n", "theano_too_old"),
+        # Lasagne master's warning on a GPU layer with floatX=float64, where nothing failed after it
+        (
+            "lasagne/layers/dnn.py:34: UserWarning: You are using a GPU layer with Theano configured for "
+            "double precision (floatX=float64). Depending on your Theano version and GPU, this may be "
+            "slow or unsupported.\n",
+            "float64_gpu",
+        ),
+        (
+            "UserWarning: You are using a GPU layer with Theano configured for double precision "
+            "(floatX=float64).\nTraceback (most recent call last):\nImportError: No module named foo\n",
+            None,
+        ),
         # "installed" said of another package is no sign the missing one is installed elsewhere
         (
             "I installed Merlin using a virtual environment and pip install for the requirements.\n"
