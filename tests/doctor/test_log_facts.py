@@ -497,6 +497,13 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         ),
         # ... which a CUDA context whose cuBLAS did not load says too
         ("GpuArrayException: b'Blas operation not supported by device or missing library: gemm'\n", None),
+        # Aesara's wordings of Theano's warnings (its own name in them)
+        (
+            "UserWarning: Your cuDNN version is more recent than Aesara. If you encounter problems, try "
+            "updating Aesara or downgrading cuDNN to a version >= v5 and <= v7.\n",
+            "cudnn_version",
+        ),
+        ("UserWarning: Aesara does not recognise this flag: lib.cnmem\n", "old_backend_keys"),
         # Keras' Theano back-end when Theano lacks what it calls (0.3.2 to 2.3.1) ...
         (
             "Using Theano backend.\nEnvironmentError: It looks like like your version of Theano is out "
