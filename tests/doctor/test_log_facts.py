@@ -480,6 +480,13 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         ),
         # a cuDNN op of the old back-end needing a newer cuDNN
         ("RuntimeError: cuDNN winograd convolution requires cuDNN v5 or more recent\n", "cudnn_version"),
+        # ... Theano 0.8.0's wordings
+        (
+            "RuntimeError: CuDNN selection of convolution implementation based on heuristics requires "
+            "CuDNN v3\n",
+            "cudnn_version",
+        ),
+        ("RuntimeError: Need CuDNN v3 for log-softmax\n", "cudnn_version"),
         # Theano 1.0's init_dev with under 75 MB free
         (
             "RuntimeError: Can not enable cuDNN as there is only 50 MB of free GPU memory.\n",
