@@ -492,6 +492,9 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "RuntimeError: Can not enable cuDNN as there is only 50 MB of free GPU memory.\n",
             "gpu_out_of_memory",
         ),
+        # the GPU memory cuDNN's FindEx and the pooling ops could not get
+        ("MemoryError: Could not allocate GPU memory for FindEx\n", "gpu_out_of_memory"),
+        ("RuntimeError: GpuMaxPoolGrad: failed to allocate memory\n", "gpu_out_of_memory"),
         # the old back-end's keys in THEANO_FLAGS, which Theano 1.0 no longer knows: a warning ...
         ("UserWarning: Theano does not recognise this flag: lib.cnmem\n", "old_backend_keys"),
         # ... and any other unknown flag is no cause the catalog has
