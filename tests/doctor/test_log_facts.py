@@ -233,6 +233,104 @@ def test_a_pin_older_than_every_build_pip_lists(paste, judged):
     assert any(f.id == "no_build_for_python" for f in diagnose_log(paste)[:1]) == judged
 
 
+@pytest.mark.parametrize(
+    ("paste", "judged"),
+    [
+        # pip >= 22.1 names the releases it skipped for their Requires-Python
+        (
+            "ERROR: Ignored the following versions that require a different python version: 1.21.2 "
+            "Requires-Python >=3.7,<3.11; 1.21.3 Requires-Python >=3.7,<3.11\nERROR: Could not find a "
+            "version that satisfies the requirement numpy==1.21.2 (from versions: 1.26.0, 1.26.1)\n",
+            True,
+        ),
+        # ... which it may skip for another pin than the one that failed
+        (
+            "ERROR: Ignored the following versions that require a different python version: 1.6.2 "
+            "Requires-Python >=3.7,<3.10\nERROR: Could not find a version that satisfies the requirement "
+            "torch==2.1.2+cu118 (from versions: 2.1.0, 2.1.2)\n",
+            False,
+        ),
+        # a torch pin whose wheels on PyPI are all for other Pythons than the stated one
+        (
+            "I use python 3.10\nERROR: Could not find a version that satisfies the requirement "
+            "torch==1.9.1+cu111 (from versions: 1.11.0, 1.12.0)\n",
+            True,
+        ),
+        (
+            "Python 3.9.1\nERROR: No matching distribution found for torch==1.6.0\n"
+            "ERROR: Could not find a version that satisfies the requirement torch==1.6.0\n",
+            True,
+        ),
+        # ... a pin that has a wheel for it: something else (its index, its platform)
+        (
+            "Python 3.8.5\nERROR: Could not find a version that satisfies the requirement torch==1.6.0\n",
+            False,
+        ),
+        # nothing at all listed for a 64-bit Python ...
+        (
+            "Python 3.12.0 (tags/v3.12.0:0fb18b0, Oct  2 2023) [MSC v.1935 64 bit (AMD64)] on win32\n"
+            "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n",
+            True,
+        ),
+        # ... unless pip could not read the index
+        (
+            "Python 3.12.0 [MSC v.1935 64 bit (AMD64)] on win32\nWARNING: Retrying (Retry(total=4)) after "
+            "connection broken\nERROR: Could not find a version that satisfies the requirement torch "
+            "(from versions: none)\n",
+            False,
+        ),
+        # ... or the name is no package of the GPU stacks (a misspelt one lists nothing either)
+        (
+            "Python 3.12.0 [MSC v.1935 64 bit (AMD64)] on win32\nERROR: Could not find a version that "
+            "satisfies the requirement pytorch3 (from versions: none)\n",
+            False,
+        ),
+        # ... or the bitness is not stated (a 32-bit Python lists nothing: win32's)
+        (
+            "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n",
+            False,
+        ),
+    ],
+)
+def test_a_release_without_a_wheel_for_the_stated_python(paste, judged):
+    """pip's words, PyPI's file list of torch (data/torch_wheels.json) and the stated Python."""
+    found = log_facts(paste)["derived"].get("no_wheel_for_python")
+    assert bool(found) == judged
+    assert any(f.id == "no_build_for_python" for f in diagnose_log(paste)[:1]) == judged
+
+
+def test_the_torch_wheel_table_is_what_the_tool_writes(tmp_path, monkeypatch):
+    """tools/torch_wheels.py keeps each release's CPython tags from PyPI's JSON, with its sha256."""
+    import hashlib
+    import json
+
+    import torch_wheels  # tools/torch_wheels.py
+
+    from gpuforge import locations
+
+    doc = {
+        "releases": {
+            "1.6.0": [
+                {"filename": "torch-1.6.0-cp38-cp38-win_amd64.whl"},
+                {"filename": "torch-1.6.0-cp36-cp36m-manylinux1_x86_64.whl"},
+            ],
+            "1.10.0": [{"filename": "torch-1.10.0-cp39-none-macosx_11_0_arm64.whl"}],
+            "0.1.2": [{"filename": "torch-0.1.2.tar.gz"}],
+        }
+    }
+    raw = json.dumps(doc).encode()
+    (tmp_path / "torch.json").write_bytes(raw)
+    monkeypatch.setattr(torch_wheels, "OUT", tmp_path / "torch_wheels.json")
+    assert torch_wheels.main([str(tmp_path / "torch.json")]) == 0
+    written = json.loads((tmp_path / "torch_wheels.json").read_text())
+    assert written["sha256"] == hashlib.sha256(raw).hexdigest()
+    assert written["source"].startswith("https://")
+    assert written["python_tags"] == {"1.6.0": ["cp36", "cp38"], "1.10.0": ["cp39"]}
+    assert list(written["python_tags"]) == ["1.6.0", "1.10.0"]  # by version, not by text
+    stored = json.loads(locations.TORCH_WHEELS.read_text())
+    assert stored["source"] == written["source"] and len(stored["sha256"]) == 64
+
+
 def test_condas_refusal_for_the_environments_python():
     """conda/exceptions.py UnsatisfiableError's python message (4.8 to 26.x), hard-wrapped as
     conda prints it."""

@@ -16,11 +16,14 @@ the paste says without contradiction is judged.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
+from gpuforge import locations
 from gpuforge.doctor import gpu_fit, nvcc_host, theano_api
 from gpuforge.doctor.catalog import (
     Finding,
@@ -301,6 +304,60 @@ def pin_older_than_builds(text: str) -> str | None:
     return None
 
 
+# pip's resolver lists the releases it skipped for their Requires-Python just before its "Could
+# not find a version" (pip >= 22.1: src/pip/_internal/resolution/resolvelib/factory.py:719,
+# "Ignored the following versions that require a different python version: %s", each
+# "<version> Requires-Python <specifier>")
+REQUIRES_PYTHON_SKIPPED_RE = re.compile(
+    r"Ignored the following versions that require a different python version: (?P<skipped>[^\n]*)\n"
+    r"(?:[^\n]*\n){0,2}?[^\n]*satisfies the requirement (?P<name>[\w.-]+)\s*(?:==\s*(?P<want>\d+(?:\.\d+)*))?"
+    r"[^\n(]*\(from versions:? (?P<listed>[^)\n]*)\)",
+    re.I,
+)
+# pip's "Could not find a version" for a package of the GPU stacks (a name that is no package at
+# all also reads "from versions: none": only these names are judged)
+PIP_STACK_REQUIREMENT_RE = re.compile(
+    r"satisfies the requirement (?P<name>torch|torchvision|torchaudio|mxnet(?:-cu\d+\w*|-mkl)?)\b"
+    r"\s*(?:(?P<op>==|>=|~=)\s*(?P<want>\d+(?:\.\d+)*))?[^\s(]*"
+    r"(?:\s*\(from versions:? (?P<listed>[^)\n]*)\))?",
+    re.I,
+)
+# pip could not read the index: its retries and connection errors say so, not a missing build
+PIP_UNREACHABLE_RE = re.compile(
+    r"Retrying \(Retry\(|SSLError|ProxyError|NewConnectionError|ConnectTimeout|Could not fetch URL|"
+    r"connection broken|Temporary failure in name resolution|Max retries exceeded",
+    re.I,
+)
+
+
+@cache
+def torch_wheels() -> dict[str, list[str]]:
+    """{torch release: the CPython tags of its wheels on PyPI} (data/torch_wheels.json)."""
+    return json.loads(locations.TORCH_WHEELS.read_text(encoding="utf-8"))["python_tags"]
+
+
+def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
+    """A pip failure that is a release with no build for the paste's Python: pip skipping the
+    release asked for by its Requires-Python; a torch pin whose wheels (PyPI's file list) are
+    all for other Pythons than the one stated; or nothing at all listed for a 64-bit Python
+    (a 32-bit one is win32's) while pip read the index."""
+    for m in REQUIRES_PYTHON_SKIPPED_RE.finditer(text):
+        skipped = re.findall(r"(\d+(?:\.\d+)*) Requires-Python", m["skipped"])
+        if (m["want"] in skipped) or (not m["want"] and skipped and m["listed"].strip() == "none"):
+            return f"pip skipped {m['name']} {m['want'] or ', '.join(skipped)} for its Requires-Python"
+    python, bits = lookup(facts, "python.version"), lookup(facts, "python.bits")
+    for m in PIP_STACK_REQUIREMENT_RE.finditer(text):
+        if m["op"] == "==" and m["name"].lower() == "torch" and isinstance(python, str):
+            want = m["want"] if m["want"] in torch_wheels() else f"{m['want']}.0"
+            tags = torch_wheels().get(want)
+            if tags and f"cp{python.replace('.', '')}" not in tags:
+                return f"torch {want}'s wheels are for {', '.join(tags)}: none for Python {python}"
+        listed = (m["listed"] or "").strip()
+        if listed == "none" and bits == 64 and not PIP_UNREACHABLE_RE.search(text):
+            return f"pip lists no {m['name']} build at all for this 64-bit Python {python or ''}".rstrip()
+    return None
+
+
 # pytorch.org's "Previous PyTorch Versions" (pytorch/pytorch.github.io
 # _get_started/previous-versions.md): every build of v1.6.0 and older is for CUDA 10.2 or older
 # (v1.6.0: 9.2, 10.1, 10.2); v1.7.0 is the first with a CUDA 11.0 build. CUDA 10.2 makes code
@@ -374,6 +431,9 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     older = pin_older_than_builds(text)
     if older:
         derived["pin_older_than_builds"] = older
+    no_wheel = no_wheel_for_python(facts, text)
+    if no_wheel:
+        derived["no_wheel_for_python"] = no_wheel
     derived.update(gpu_fit.derive_gpu(facts))
     facts["derived"] = derived
     return derived
