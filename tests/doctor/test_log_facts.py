@@ -590,6 +590,20 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "RuntimeError: Can not enable cuDNN as there is only 50 MB of free GPU memory.\n",
             "gpu_out_of_memory",
         ),
+        # mamba's and libsolv's words for a package no channel in use publishes, beside a channel
+        # the user named
+        (
+            "conda create -n gf -c gpuforge pygpu\nerror    libmamba Could not solve for environment "
+            "specs\n    └─ pygpu 0.7.6**  does not exist (perhaps a typo or a missing channel).\n",
+            "channel_missing",
+        ),
+        (
+            "mamba install -c nvidia pytorch-cuda=11.8\nEncountered problems while solving:\n"
+            "  - nothing provides requested pytorch-cuda 11.8**\n",
+            "channel_missing",
+        ),
+        # ... the defaults alone: the package may be misspelt, or another platform's
+        ("    └─ pygpu 0.7.6**  does not exist (perhaps a typo or a missing channel).\n", None),
         # the GPU memory cuDNN's FindEx and the pooling ops could not get
         ("MemoryError: Could not allocate GPU memory for FindEx\n", "gpu_out_of_memory"),
         ("RuntimeError: GpuMaxPoolGrad: failed to allocate memory\n", "gpu_out_of_memory"),
