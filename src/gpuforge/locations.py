@@ -28,9 +28,7 @@ GPU_ENVS = DATA / "gpu-envs.yaml"  # which GPU env file for which GPU and driver
 MIRRORS = DATA / "mirrors.yaml"  # the channel mirrors; envs/mirrors/*.condarc are made from it
 RECORDS = DATA / "records.yaml"  # the published conda records the env files are solved on
 THEANO_API = DATA / "theano_api.json"  # the Theano release adding each name (tools/theano_api.py)
-TORCH_WHEELS = (
-    DATA / "torch_wheels.json"
-)  # the Python tags of each torch release's wheels (tools/torch_wheels.py)
+PYPI_WHEELS = DATA / "pypi_wheels.json"  # torch's and mxnet's releases on PyPI (tools/pypi_wheels.py)
 INSIDE = PACKAGE / "inside"  # run by the interpreter being examined: stdlib only, Python 2.7+
 MOCKGPU = PACKAGE / "smoke" / "mockgpu"  # the mock CUDA driver's C sources
 

@@ -80,19 +80,16 @@ def test_a_missing_folder_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_cross_validation_switches_off_the_patterns_of_the_reports_own_source(tmp_path: Path) -> None:
-    """gcc_too_new's nvcc wording was written from Theano's threads alone: scored cross-validated,
-    a report posted on Theano's tracker is not caught by it, while the same text posted on another
-    site is."""
-    text = (
-        "/usr/local/cuda/include/host_config.h:119:2: error: #error -- unsupported GNU version! "
-        "gcc versions later than 5 are not supported!\n"
-    )
+    """path_spaces_nonascii's g++ wording of a user name cut at its space was written from
+    Theano's threads alone: scored cross-validated, a report posted on Theano's tracker is not
+    caught by it, while the same text posted on another site is."""
+    text = "g++.exe: error: C:\\Users\\Dat: No such file or directory\n"
     for name, url in (
         ("own.txt", "https://github.com/Theano/Theano/issues/1"),
         ("elsewhere.txt", "https://stackoverflow.com/questions/1"),
     ):
         (tmp_path / name).write_text(
-            f"# url: {url}\n# source: s\n# expected: gcc_too_new\n# cause: c\n# ---\n" + text,
+            f"# url: {url}\n# source: s\n# expected: path_spaces_nonascii\n# cause: c\n# ---\n" + text,
             encoding="utf-8",
         )
     evaluation = evaluate([tmp_path / "own.txt", tmp_path / "elsewhere.txt"])

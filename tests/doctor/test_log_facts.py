@@ -290,6 +290,24 @@ def test_a_pin_older_than_every_build_pip_lists(paste, judged):
             "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n",
             False,
         ),
+        # releases that satisfy the request exist on PyPI, and pip lists others only
+        (
+            "ERROR: Could not find a version that satisfies the requirement mxnet~=1.7 (from versions: "
+            "1.6.0)\nERROR: No matching distribution found for mxnet~=1.7\n",
+            True,
+        ),
+        # ... a release that never was (a typo, one not out yet)
+        (
+            "ERROR: Could not find a version that satisfies the requirement torch==9.0"
+            " (from versions: 2.0.0)\n",
+            False,
+        ),
+        # ... a local version pip lists the public release of: another index's build
+        (
+            "ERROR: Could not find a version that satisfies the requirement torch==2.1.2+cu118 "
+            "(from versions: 1.11.0, 2.1.2, 2.2.1)\n",
+            False,
+        ),
     ],
 )
 def test_a_release_without_a_wheel_for_the_stated_python(paste, judged):
@@ -299,36 +317,45 @@ def test_a_release_without_a_wheel_for_the_stated_python(paste, judged):
     assert any(f.id == "no_build_for_python" for f in diagnose_log(paste)[:1]) == judged
 
 
-def test_the_torch_wheel_table_is_what_the_tool_writes(tmp_path, monkeypatch):
-    """tools/torch_wheels.py keeps each release's CPython tags from PyPI's JSON, with its sha256."""
+def test_the_release_table_is_what_the_tool_writes(tmp_path):
+    """tools/pypi_wheels.py keeps each release's CPython tags from PyPI's JSON, with its sha256."""
     import hashlib
     import json
 
-    import torch_wheels  # tools/torch_wheels.py
+    import pypi_wheels  # tools/pypi_wheels.py
 
     from gpuforge import locations
 
-    doc = {
-        "releases": {
-            "1.6.0": [
-                {"filename": "torch-1.6.0-cp38-cp38-win_amd64.whl"},
-                {"filename": "torch-1.6.0-cp36-cp36m-manylinux1_x86_64.whl"},
-            ],
-            "1.10.0": [{"filename": "torch-1.10.0-cp39-none-macosx_11_0_arm64.whl"}],
-            "0.1.2": [{"filename": "torch-0.1.2.tar.gz"}],
-        }
+    docs = {
+        "torch": {
+            "releases": {
+                "1.6.0": [
+                    {"filename": "torch-1.6.0-cp38-cp38-win_amd64.whl"},
+                    {"filename": "torch-1.6.0-cp36-cp36m-manylinux1_x86_64.whl"},
+                ],
+                "1.10.0": [{"filename": "torch-1.10.0-cp39-none-macosx_11_0_arm64.whl"}],
+                "0.1.2": [],
+            }
+        },
+        "mxnet": {"releases": {"1.9.1": [{"filename": "mxnet-1.9.1-py3-none-manylinux2014_x86_64.whl"}]}},
     }
-    raw = json.dumps(doc).encode()
-    (tmp_path / "torch.json").write_bytes(raw)
-    monkeypatch.setattr(torch_wheels, "OUT", tmp_path / "torch_wheels.json")
-    assert torch_wheels.main([str(tmp_path / "torch.json")]) == 0
-    written = json.loads((tmp_path / "torch_wheels.json").read_text())
-    assert written["sha256"] == hashlib.sha256(raw).hexdigest()
-    assert written["source"].startswith("https://")
-    assert written["python_tags"] == {"1.6.0": ["cp36", "cp38"], "1.10.0": ["cp39"]}
-    assert list(written["python_tags"]) == ["1.6.0", "1.10.0"]  # by version, not by text
-    stored = json.loads(locations.TORCH_WHEELS.read_text())
-    assert stored["source"] == written["source"] and len(stored["sha256"]) == 64
+    args = []
+    for name, doc in docs.items():
+        (tmp_path / f"{name}.json").write_bytes(json.dumps(doc).encode())
+        args.append(f"{name}={tmp_path / f'{name}.json'}")
+    assert pypi_wheels.main(args, tmp_path / "pypi_wheels.json") == 0
+    written = json.loads((tmp_path / "pypi_wheels.json").read_text())
+    raw = (tmp_path / "torch.json").read_bytes()
+    assert written["torch"]["sha256"] == hashlib.sha256(raw).hexdigest()
+    assert written["torch"]["source"] == "https://pypi.org/pypi/torch/json"
+    # by version, not by text; a release without files is no release
+    assert list(written["torch"]["python_tags"].items()) == [
+        ("1.6.0", ["cp36", "cp38"]),
+        ("1.10.0", ["cp39"]),
+    ]
+    assert written["mxnet"]["python_tags"] == {"1.9.1": []}
+    stored = json.loads(locations.PYPI_WHEELS.read_text())
+    assert set(stored) == {"torch", "mxnet"} and all(len(p["sha256"]) == 64 for p in stored.values())
 
 
 def test_condas_refusal_for_the_environments_python():
@@ -602,8 +629,8 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "  - nothing provides requested pytorch-cuda 11.8**\n",
             "channel_missing",
         ),
-        # ... the defaults alone: the package may be misspelt, or another platform's
-        ("    └─ pygpu 0.7.6**  does not exist (perhaps a typo or a missing channel).\n", None),
+        # ... no channel named and no version asked: the name may be misspelt
+        ("    └─ pygpu  does not exist (perhaps a typo or a missing channel).\n", None),
         # the GPU memory cuDNN's FindEx and the pooling ops could not get
         ("MemoryError: Could not allocate GPU memory for FindEx\n", "gpu_out_of_memory"),
         ("RuntimeError: GpuMaxPoolGrad: failed to allocate memory\n", "gpu_out_of_memory"),
@@ -647,6 +674,122 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         (
             "UserWarning: You are using a GPU layer with Theano configured for double precision "
             "(floatX=float64).\nTraceback (most recent call last):\nImportError: No module named foo\n",
+            None,
+        ),
+        # Theano 0.8's warning on importing downsample, where nothing failed ...
+        (
+            "/x/theano/tensor/signal/downsample.py:6: UserWarning: downsample module has been moved to the "
+            'theano.tensor.signal.pool module.\n  "downsample module has been moved to the '
+            'theano.tensor.signal.pool module.")\n',
+            "theano_downsample_removed",
+        ),
+        # ... and beside an exception the report opens with: that is what failed
+        (
+            "AttributeError: 'numpy.float32' object has no attribute 'owner'\n\n/x/theano/tensor/signal/"
+            "downsample.py:6: UserWarning: downsample module has been moved to the theano.tensor.signal."
+            "pool module.\n",
+            None,
+        ),
+        # Theano 1.0's advice on the old device flag, restated in prose
+        ("thano no longer supports the gpu flag per the errors I received\n", "old_device_flag"),
+        ('Theano now raises an error asking the user to switch "gpu" with "cuda".\n', "old_device_flag"),
+        # numpy 1.24's aliases said in prose beside Theano and a newer numpy
+        (
+            "module cannot be imported with newer versions of numpy because theano uses numpy.bool\n",
+            "numpy_aliases",
+        ),
+        ("theano: numpy.float32 is slow with newer numpy\n", None),
+        # CUDA 7.5's nvcc on glibc 2.23, the error restated without string.h's location ...
+        ("error: 'memcpy' was not declared in the scope with glibc 2.23 and cuda 7.5\n", "gcc_too_new"),
+        # ... which a C++ file missing <cstring> says too, with no nvcc
+        ("foo.cpp:3: error: 'memcpy' was not declared in this scope\n", None),
+        # vm.py's CVM, undefined when lazylinker_c's cached module did not import
+        ("NameError: name 'CVM' is not defined\n", "cache_corrupt"),
+        # a keyword only Lasagne's master has, refused with no frame or call shown ...
+        ("TypeError: __init__() got an unexpected keyword argument 'only_return_final'\n", "lasagne_too_old"),
+        # ... or passed to a layer under another name (Conv2DLayer as ConvLayer)
+        (
+            "TypeError: __init__() got an unexpected keyword argument 'flip_filters'\n"
+            "    l = ConvLayer(net['x'], 1, 3, pad=0, flip_filters=False)\n",
+            "lasagne_too_old",
+        ),
+        # ... not a keyword other libraries have (Keras 2's PReLU(shared_axes))
+        ("TypeError: __init__() got an unexpected keyword argument 'shared_axes'\n", None),
+        # a cuDNN name (an enum value) the installed cudnn.h lacks, in Theano's compile
+        ('mod.cu(92): error: identifier "CUDNN_POOLING_AVERAGE" is undefined\n', "cudnn_version"),
+        # cuDNN's status for a GPU its build has no code for
+        ("RuntimeError: cuDNN error: CUDNN_STATUS_ARCH_MISMATCH\n", "gpu_too_old_cuda"),
+        # PyTorch's capability warning with its lines broken where the paste broke them
+        (
+            "NVIDIA H100 PCIe with CUDA capability\nsm_90 is not compatible with the current PyTorch "
+            "installation.\n",
+            "old_gpu",
+        ),
+        # cuDNN 8's loader, where what it could not open is cuDNN's own ...
+        (
+            "Could not load library libcudnn_cnn_infer.so.8. Error: libcudnn_cnn_infer.so.8: cannot open "
+            "shared object file: No such file or directory\n",
+            "runtime_dll_beside_wheel",
+        ),
+        # ... not the driver's libcuda (WSL keeps it in /usr/lib/wsl/lib)
+        (
+            "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared "
+            "object file: No such file or directory\n",
+            None,
+        ),
+        # a message inside a JSON string (Jupyter's error output), its quotes escaped
+        (
+            '{"name": "OSError", "message": "[WinError 126] The specified module could not be found. '
+            'Error loading \\"c:\\\\x\\\\torch\\\\lib\\\\fbgemm.dll\\" or one of its dependencies."}\n',
+            "runtime_dll_beside_wheel",
+        ),
+        # PyTorch seeing no GPU in a container started without one ...
+        (
+            "I pulled the official docker image, and torch.cuda.is_available() = False.\n",
+            "no_nvidia_gpu",
+        ),
+        # ... not where the container was given the GPU, or a CUDA error says more
+        ("docker run --gpus all img python -c 'import torch'\ntorch.cuda.is_available() False\n", None),
+        (
+            "in the container: UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount()."
+            " Error 804: forward compatibility was attempted on non supported HW\n"
+            "torch.cuda.is_available() False\n",
+            None,
+        ),
+        # host_config.h's refusal of the gcc, its prefix cut or the sentence restated
+        (
+            "I get the message that gcc versions later than 12 are not supported. gcc (GCC) 13.2.1\n",
+            "gcc_too_new",
+        ),
+        # mamba's refusal of a versioned spec no channel in use publishes (an env file's)
+        (
+            "mamba env create -f environment-cuda.yml\nCould not solve for environment specs\n"
+            "├─ cudatoolkit 11.8.0**  does not exist (perhaps a typo or a missing channel);\n",
+            "channel_missing",
+        ),
+        # a channel's package file said to be missing: the channel failing to serve its index
+        (
+            "My install fails because https://conda.anaconda.org/pytorch/noarch/pytorch-mutex-1.0-cuda.tar.bz2"
+            " does not exist.\n",
+            "channel_refused",
+        ),
+        # DJL's MXNet engine: Java's loader for mxnet.dll
+        (
+            "Caused by: java.lang.UnsatisfiedLinkError: Unable to load library "
+            "'C:\\Users\\me\\.djl.ai\\mxnet\\1.9.1-mkl-win-x86_64\\mxnet.dll':\n",
+            "mx_winerror126",
+        ),
+        # Theano's (PyTensor's) compiler from another conda environment than the one running
+        (
+            '  File "/u/mamba/envs/new/lib/python3.11/site-packages/pytensor/graph/basic.py", line 9\n'
+            "cxx (<class 'str'>) \n    Doc:  The C++ compiler to use.\n"
+            "    Value:  /u/mamba/envs/old/bin/clang++\n",
+            "foreign_gxx",
+        ),
+        (
+            '  File "/u/mamba/envs/new/lib/python3.11/site-packages/pytensor/graph/basic.py", line 9\n'
+            "cxx (<class 'str'>) \n    Doc:  The C++ compiler to use.\n"
+            "    Value:  /u/mamba/envs/new/bin/clang++\n",
             None,
         ),
         # "installed" said of another package is no sign the missing one is installed elsewhere

@@ -469,16 +469,17 @@ def _warnings_yield(
     hits: list[tuple[int, Finding]], data: bytes, warned: set[str]
 ) -> list[tuple[int, Finding]]:
     """Drop a warning's finding (a warning_only entry, or ``warned``: an entry only a warning
-    pattern found) that an exception follows when nothing found after the warning says what
-    the exception was (an entry marked `wrapper`, the gpu-backend's `need a c++ compiler`, is
-    the warning's own consequence): the exception is what failed."""
+    pattern found) where the paste shows an exception, after the warning or before it (a
+    report often opens with its error and pastes the log after), when nothing found after the
+    warning says what the exception was (an entry marked `wrapper`, the gpu-backend's `need a
+    c++ compiler`, is the warning's own consequence): the exception is what failed."""
 
-    def failed_after(pos: int) -> bool:
+    def failed_beside(pos: int) -> bool:
         explained = any(later > pos and f.entry.wrapper for later, f in hits)
-        return not explained and EXCEPTION_LINE.search(data, pos) is not None
+        return not explained and EXCEPTION_LINE.search(data) is not None
 
     return [
-        (pos, f) for pos, f in hits if not ((f.entry.warning_only or f.id in warned) and failed_after(pos))
+        (pos, f) for pos, f in hits if not ((f.entry.warning_only or f.id in warned) and failed_beside(pos))
     ]
 
 

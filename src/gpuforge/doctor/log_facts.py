@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
 from gpuforge import locations
 from gpuforge.doctor import gpu_fit, nvcc_host, theano_api
 from gpuforge.doctor.catalog import (
@@ -318,7 +321,8 @@ REQUIRES_PYTHON_SKIPPED_RE = re.compile(
 # all also reads "from versions: none": only these names are judged)
 PIP_STACK_REQUIREMENT_RE = re.compile(
     r"satisfies the requirement (?P<name>torch|torchvision|torchaudio|mxnet(?:-cu\d+\w*|-mkl)?)\b"
-    r"\s*(?:(?P<op>==|>=|~=)\s*(?P<want>\d+(?:\.\d+)*))?[^\s(]*"
+    r"(?P<spec>\s*(?:(?P<op>==|>=|~=|<=|!=|<|>)\s*(?P<want>\d+(?:\.\d+)*)[^\s(,]*)"
+    r"(?:\s*,\s*(?:==|>=|~=|<=|!=|<|>)\s*[\w.*+]+)*)?"
     r"(?:\s*\(from versions:? (?P<listed>[^)\n]*)\))?",
     re.I,
 )
@@ -331,30 +335,101 @@ PIP_UNREACHABLE_RE = re.compile(
 
 
 @cache
-def torch_wheels() -> dict[str, list[str]]:
-    """{torch release: the CPython tags of its wheels on PyPI} (data/torch_wheels.json)."""
-    return json.loads(locations.TORCH_WHEELS.read_text(encoding="utf-8"))["python_tags"]
+def pypi_releases(package: str) -> dict[str, list[str]]:
+    """{release: the CPython tags of its wheels} of torch or mxnet on PyPI (data/pypi_wheels.json,
+    tools/pypi_wheels.py); empty for another package."""
+    doc = json.loads(locations.PYPI_WHEELS.read_text(encoding="utf-8"))
+    return doc.get(package, {}).get("python_tags", {})
+
+
+def _releases_with_no_build_here(name: str, spec: str, listed: str) -> list[str]:
+    """The PyPI releases of ``name`` that satisfy ``spec`` when pip listed other releases but
+    none of them: they exist, with no build for this interpreter or platform (pip lists only
+    what it can install). A local version (`+cu118`) is another index's: not judged."""
+    released = pypi_releases(name.lower())
+    listed_versions = re.findall(r"\d+(?:\.\d+)*(?:\.?post\d+)?", listed)
+    if not released or not listed_versions or not spec or "+" in spec:
+        return []
+    try:
+        wanted = SpecifierSet(spec)
+        matching = [v for v in released if Version(v) in wanted]
+        listed_match = any(Version(v) in wanted for v in listed_versions)
+    except (InvalidSpecifier, InvalidVersion):
+        return []
+    return [] if listed_match else matching
 
 
 def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
     """A pip failure that is a release with no build for the paste's Python: pip skipping the
-    release asked for by its Requires-Python; a torch pin whose wheels (PyPI's file list) are
-    all for other Pythons than the one stated; or nothing at all listed for a 64-bit Python
-    (a 32-bit one is win32's) while pip read the index."""
+    release asked for by its Requires-Python; releases of torch or mxnet that satisfy the request
+    (PyPI's file lists) while pip lists others and none of them; a torch pin whose wheels are all
+    for other Pythons than the one stated; or nothing at all listed for a 64-bit Python (a 32-bit
+    one is win32's) while pip read the index."""
     for m in REQUIRES_PYTHON_SKIPPED_RE.finditer(text):
         skipped = re.findall(r"(\d+(?:\.\d+)*) Requires-Python", m["skipped"])
         if (m["want"] in skipped) or (not m["want"] and skipped and m["listed"].strip() == "none"):
             return f"pip skipped {m['name']} {m['want'] or ', '.join(skipped)} for its Requires-Python"
     python, bits = lookup(facts, "python.version"), lookup(facts, "python.bits")
     for m in PIP_STACK_REQUIREMENT_RE.finditer(text):
+        listed = (m["listed"] or "").strip()
+        unlisted = _releases_with_no_build_here(m["name"], (m["spec"] or "").replace(" ", ""), listed)
+        if unlisted:
+            span = unlisted[0] if len(unlisted) == 1 else f"{unlisted[0]} to {unlisted[-1]}"
+            return f"{m['name']} {span} on PyPI, but pip lists only {listed[:60]} here"
         if m["op"] == "==" and m["name"].lower() == "torch" and isinstance(python, str):
-            want = m["want"] if m["want"] in torch_wheels() else f"{m['want']}.0"
-            tags = torch_wheels().get(want)
+            want = m["want"] if m["want"] in pypi_releases("torch") else f"{m['want']}.0"
+            tags = pypi_releases("torch").get(want)
             if tags and f"cp{python.replace('.', '')}" not in tags:
                 return f"torch {want}'s wheels are for {', '.join(tags)}: none for Python {python}"
-        listed = (m["listed"] or "").strip()
         if listed == "none" and bits == 64 and not PIP_UNREACHABLE_RE.search(text):
             return f"pip lists no {m['name']} build at all for this 64-bit Python {python or ''}".rstrip()
+    return None
+
+
+# the C++ compiler Theano (Aesara, PyTensor) is set to, as its config printout shows it
+# (rel-1.0.5 configparser.py:178-182: `cxx (<class 'str'>) `, `    Doc:  ...`, `    Value:  ...`)
+# or a .theanorc / THEANO_FLAGS line, and the conda environment a path lies in
+CXX_VALUE_RE = re.compile(
+    r"(?m)^cxx \([^\n]*\)\s*\n(?:\s*Doc:[^\n]*\n)?\s*Value:\s*(?P<printed>\S+)"
+    r"|(?:^|[\s,])cxx\s*=\s*(?P<set>[^\s,]+)"
+)
+ENV_OF_PATH_RE = re.compile(r"[/\\]envs[/\\]([^/\\\s\"']+)[/\\]")
+SITE_PACKAGES_RE = re.compile(
+    r"[/\\]envs[/\\]([^/\\\s\"']+)[/\\](?:lib[/\\](?:python[\d.]+[/\\])?)?[Ss]ite-packages[/\\]"
+)
+
+
+def cxx_of_another_env(text: str) -> str | None:
+    """A compiler set in one conda environment while the traceback's packages run from another."""
+    cxx = CXX_VALUE_RE.search(text)
+    path = cxx and (cxx["printed"] or cxx["set"])
+    cxx_env = path and ENV_OF_PATH_RE.search(path)
+    running = set(SITE_PACKAGES_RE.findall(text))
+    if cxx_env and running and cxx_env.group(1) not in running:
+        runs = ", ".join(sorted(running))
+        return f"cxx = {path}, of environment {cxx_env.group(1)}, but the packages run from {runs}"
+    return None
+
+
+# a container (docker, podman) in which PyTorch sees no GPU, with no CUDA error that names
+# another cause: the container was started without the GPU (`docker run --gpus all`, NVIDIA's
+# container toolkit), unless the paste shows it started with one
+CONTAINER_RE = re.compile(r"\b(?:docker|podman|container)\b", re.I)
+NO_GPU_SEEN_RE = re.compile(
+    r"is_available\(\)\W{0,6}(?:=|==|is|returns?|gives|:|->|prints?)?\W{0,4}False|No CUDA GPUs are available"
+)
+GPU_GIVEN_OR_FAILED_RE = re.compile(
+    r"--gpus|--runtime[= ]nvidia|nvidia-docker run|NVIDIA_VISIBLE_DEVICES|CUDA initialization|"
+    r"CUDA error|cudaGetDeviceCount|not compiled with CUDA|\+cpu\b|Error \d{3}:",
+    re.I,
+)
+
+
+def container_without_gpu(text: str) -> str | None:
+    """PyTorch seeing no GPU inside a container that was not given one."""
+    seen = NO_GPU_SEEN_RE.search(text)
+    if seen and CONTAINER_RE.search(text) and not GPU_GIVEN_OR_FAILED_RE.search(text):
+        return f"{seen.group(0)} inside a container started without the GPU"
     return None
 
 
@@ -431,6 +506,12 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     older = pin_older_than_builds(text)
     if older:
         derived["pin_older_than_builds"] = older
+    foreign = cxx_of_another_env(text)
+    if foreign:
+        derived["foreign_gxx"] = foreign
+    no_gpu = container_without_gpu(text)
+    if no_gpu:
+        derived["container_without_gpu"] = no_gpu
     no_wheel = no_wheel_for_python(facts, text)
     if no_wheel:
         derived["no_wheel_for_python"] = no_wheel

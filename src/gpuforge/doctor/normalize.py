@@ -117,6 +117,9 @@ RULES = [
         (r"(?m)^([ \t>]*(?:raise [\w.]+|warnings\.warn)\()[\"'][^\n]*", r"\1...)"),
         (r"\r\n?", "\n"),
         (r"\\\\", r"\\"),  # repr()'d Windows paths
+        # a message inside a JSON string (Jupyter's error output: "message": "... Error loading
+        # \"C:\\...\\fbgemm.dll\" or ..."): its escaped quotes are the message's own
+        (r'\\"', '"'),
         # Python 2: `WindowsError: [Error 126] ...` is Python 3's `OSError: [WinError 126] ...`
         (r"WindowsError: *", "OSError: "),
         (r"\[Error (\d+)\]", r"[WinError \1]"),

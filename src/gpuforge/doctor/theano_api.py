@@ -97,6 +97,10 @@ LASAGNE_MASTER_KEYWORDS = {
     "shared_axes": ("DropoutLayer",),
     "unwrap_shared": ("get_all_params",),
 }
+# ... of which these are no keyword of Theano's (data/theano_api.json) nor of Keras' (keras-team/keras
+# tags 1.2.2 to 2.4.0: flip_filters only as a local of theano_backend.py): refused with no frame
+# or call shown, they are still Lasagne 0.1's refusal
+LASAGNE_MASTER_ONLY = frozenset({"flip_filters", "only_return_final", "num_leading_axes", "unwrap_shared"})
 
 
 class Asked(NamedTuple):
@@ -253,8 +257,12 @@ def lasagne_keyword_added(text: str, facts: dict[str, Any]) -> str | None:
             continue
         frame = _frame_above(text, m.start())
         in_lasagne = frame is not None and re.search(r"[/\\]lasagne[/\\]", frame["path"])
+        # a layer called under its own name or another (`Conv2DLayer as ConvLayer`, Lasagne's
+        # Recipes' and tutorials' alias)
         called = next((o for o in owners if re.search(rf"\b{o}\([^\n]*\b{m['kw']}\s*=", text)), None)
-        if in_lasagne or called:
+        aliased = re.search(rf"\b\w*Layer\([^\n]*\b{m['kw']}\s*=", text)
+        unseen = frame is None and m["kw"] in LASAGNE_MASTER_ONLY  # no frame says whose code refused it
+        if in_lasagne or called or aliased or unseen:
             return f"{called or ' / '.join(owners)}({m['kw']}=...) is in Lasagne's master, not in 0.1"
     return None
 

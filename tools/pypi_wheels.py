@@ -1,0 +1,64 @@
+"""Write src/gpuforge/data/pypi_wheels.json: the releases of the GPU stacks' packages on PyPI.
+
+    python tools/pypi_wheels.py [PACKAGE=PYPI-JSON-FILE ...]
+
+Reads PyPI's JSON API (https://pypi.org/pypi/<package>/json, or a saved copy of it) for each
+package of PACKAGES and keeps, for every release with files, the CPython tags (cp38, cp39, ...)
+of its wheels, with the sha256 of the document read. The doctor reads it to tell a pip failure
+that is a release with no build for this interpreter (`torch==1.6.0` on Python 3.9: 1.6.0 has
+cp36 to cp38; `mxnet~=1.7` where pip lists only 1.6.0) from a pin of a release that never was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+import urllib.request
+from datetime import date
+from pathlib import Path
+
+from gpuforge.doctor.catalog import version_key
+from gpuforge.fileio import write_atomic
+
+PACKAGES = ("torch", "mxnet")
+URL = "https://pypi.org/pypi/{}/json"
+OUT = Path(__file__).resolve().parents[1] / "src" / "gpuforge" / "data" / "pypi_wheels.json"
+TAG_RE = re.compile(r"-(cp\d+)-")
+
+
+def read_package(name: str, saved: str | None) -> list[str]:
+    """One package's block of the file, a line a release (a new read's diff shows what it added)."""
+    if saved:
+        raw = Path(saved).read_bytes()
+    else:
+        with urllib.request.urlopen(URL.format(name), timeout=60) as response:  # noqa: S310 (https)
+            raw = response.read()
+    releases = {v: files for v, files in json.loads(raw)["releases"].items() if files}
+    head = {
+        "source": URL.format(name),
+        "sha256": hashlib.sha256(raw).hexdigest(),
+        "read": date.today().isoformat(),
+    }
+    lines = [f'  "{name}": {{', *(f"   {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items())]
+    lines.append('   "python_tags": {')
+    rows = []
+    for version in sorted(releases, key=version_key):
+        tags = sorted(
+            {m[1] for f in releases[version] if (m := TAG_RE.search(f["filename"]))}, key=lambda t: int(t[2:])
+        )
+        rows.append(f'    "{version}": {json.dumps(tags)}')
+    return [*lines, ",\n".join(rows), "   }", "  }"]
+
+
+def main(argv: list[str], out: Path = OUT) -> int:
+    saved = dict(arg.split("=", 1) for arg in argv)
+    blocks = ["\n".join(read_package(name, saved.get(name))) for name in PACKAGES]
+    write_atomic(out, "{\n" + ",\n".join(blocks) + "\n}\n")
+    print(f"wrote {out} ({', '.join(PACKAGES)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
