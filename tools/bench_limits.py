@@ -57,6 +57,12 @@ def log(size: int) -> str:
     return fill("", lambda n: blob.splitlines(keepends=True)[n % len(blob.splitlines())], size)
 
 
+def blank_log(size: int) -> str:
+    """A log of empty lines after its first: the shape on which a `^\\s*` pattern (it runs over
+    every line break after it) turns quadratic."""
+    return fill("import theano\n", lambda n: "\n", size)
+
+
 def run(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, int]:
     start = time.perf_counter()
     proc = subprocess.run(
@@ -99,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             (work / ".theanorc").write_text(theanorc(size))
             (work / "recipes" / "pygpu" / "meta.yaml").write_text(meta_yaml(size))
             (work / "doctor.log").write_text(log(size))
+            (work / "blank.log").write_text(blank_log(size))
             cases = {
                 "theanorc migrate": ["theanorc", "migrate", "--path", str(work / ".theanorc"), "--yes"],
                 "recipes lint": [
@@ -112,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                 ],
                 "recipes render": ["recipes", "render", "pygpu", "--recipes-dir", "recipes"],
                 "doctor --log": ["doctor", "--log", "doctor.log"],
+                "doctor --log (empty lines)": ["doctor", "--log", "blank.log"],
             }
             for name, case in cases.items():
                 seconds, _ = run(case, work, env)

@@ -20,6 +20,7 @@ from datetime import date
 from pathlib import Path
 
 from gpuforge.doctor.catalog import version_key
+from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import write_atomic
 
 PACKAGES = ("torch", "mxnet")
@@ -30,12 +31,18 @@ TAG_RE = re.compile(r"-(cp\d+)-")
 
 def read_package(name: str, saved: str | None) -> list[str]:
     """One package's block of the file, a line a release (a new read's diff shows what it added)."""
-    if saved:
-        raw = Path(saved).read_bytes()
-    else:
-        with urllib.request.urlopen(URL.format(name), timeout=60) as response:  # noqa: S310 (https)
-            raw = response.read()
-    releases = {v: files for v, files in json.loads(raw)["releases"].items() if files}
+    where = saved or URL.format(name)
+    try:
+        if saved:
+            raw = Path(saved).read_bytes()
+        else:
+            with urllib.request.urlopen(where, timeout=60) as response:  # noqa: S310 (a fixed https URL)
+                raw = response.read()
+        releases = {v: files for v, files in json.loads(raw)["releases"].items() if files}
+    except (OSError, ValueError) as exc:  # unreadable, not JSON (JSONDecodeError is a ValueError)
+        raise GpuforgeError(f"cannot read PyPI's JSON for {name}: {exc}", where) from None
+    except (KeyError, AttributeError, TypeError):
+        raise GpuforgeError(f"not PyPI's JSON for {name} (no releases mapping)", where) from None
     head = {
         "source": URL.format(name),
         "sha256": hashlib.sha256(raw).hexdigest(),
@@ -53,8 +60,17 @@ def read_package(name: str, saved: str | None) -> list[str]:
 
 
 def main(argv: list[str], out: Path = OUT) -> int:
-    saved = dict(arg.split("=", 1) for arg in argv)
-    blocks = ["\n".join(read_package(name, saved.get(name))) for name in PACKAGES]
+    saved = dict(arg.split("=", 1) for arg in argv if "=" in arg)
+    try:
+        unknown = sorted(set(saved) - set(PACKAGES)) or [arg for arg in argv if "=" not in arg]
+        if unknown:
+            raise GpuforgeError(
+                f"expected PACKAGE=FILE with PACKAGE one of {', '.join(PACKAGES)}, got {unknown[0]}"
+            )
+        blocks = ["\n".join(read_package(name, saved.get(name))) for name in PACKAGES]
+    except GpuforgeError as exc:
+        print(f"pypi_wheels: error: {exc}", file=sys.stderr)
+        return 2
     write_atomic(out, "{\n" + ",\n".join(blocks) + "\n}\n")
     print(f"wrote {out} ({', '.join(PACKAGES)})")
     return 0

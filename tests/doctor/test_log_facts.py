@@ -358,6 +358,19 @@ def test_the_release_table_is_what_the_tool_writes(tmp_path):
     assert set(stored) == {"torch", "mxnet"} and all(len(p["sha256"]) == 64 for p in stored.values())
 
 
+def test_the_release_tool_refuses_bad_input_in_one_line(tmp_path, capsys):
+    """A file that is not PyPI's JSON, or an argument of another shape: one line, nothing written."""
+    import pypi_wheels  # tools/pypi_wheels.py
+
+    (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
+    out = tmp_path / "pypi_wheels.json"
+    for args in (["torch=" + str(tmp_path / "bad.json")], ["tensorflow=x.json"], ["torch"]):
+        assert pypi_wheels.main(args, out) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("pypi_wheels: error: ") and err.count("\n") == 1
+    assert not out.exists()
+
+
 def test_condas_refusal_for_the_environments_python():
     """conda/exceptions.py UnsatisfiableError's python message (4.8 to 26.x), hard-wrapped as
     conda prints it."""
@@ -772,6 +785,11 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "My install fails because https://conda.anaconda.org/pytorch/noarch/pytorch-mutex-1.0-cuda.tar.bz2"
             " does not exist.\n",
             "channel_refused",
+        ),
+        # "C:\\Program Files" cut at its space in a g++ argument
+        (
+            "Compilation failed (return status=1): g++.exe: error: C:\\Program: No such file or directory\n",
+            "path_spaces_nonascii",
         ),
         # DJL's MXNet engine: Java's loader for mxnet.dll
         (

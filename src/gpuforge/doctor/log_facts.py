@@ -154,7 +154,7 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
     )
 )
 THEANO_USED_RE = re.compile(
-    r"[/\\]theano[/\\]\w+|^\s*(?:import|from) theano\b|\btheano\.(?:function|tensor|config)\b", re.M
+    r"[/\\]theano[/\\]\w+|^[ \t]*(?:import|from) theano\b|\btheano\.(?:function|tensor|config)\b", re.M
 )
 # the device Theano was given (THEANO_FLAGS, .theanorc, its own "Mapped name ... to device cuda0")
 CUDA_DEVICE_RE = re.compile(
@@ -390,7 +390,7 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
 # (rel-1.0.5 configparser.py:178-182: `cxx (<class 'str'>) `, `    Doc:  ...`, `    Value:  ...`)
 # or a .theanorc / THEANO_FLAGS line, and the conda environment a path lies in
 CXX_VALUE_RE = re.compile(
-    r"(?m)^cxx \([^\n]*\)\s*\n(?:\s*Doc:[^\n]*\n)?\s*Value:\s*(?P<printed>\S+)"
+    r"(?m)^cxx \([^\n]*\)[ \t]*\n(?:[ \t]*Doc:[^\n]*\n)?[ \t]*Value:[ \t]*(?P<printed>\S+)"
     r"|(?:^|[\s,])cxx\s*=\s*(?P<set>[^\s,]+)"
 )
 ENV_OF_PATH_RE = re.compile(r"[/\\]envs[/\\]([^/\\\s\"']+)[/\\]")

@@ -333,7 +333,7 @@ def _owner(module: str, attribute: str, text: str) -> str | None:
 NUMPY_ABI = "module compiled against API version"
 CYTHON_PLACE = re.compile(r"\((\w+)[/\\][\w/\\]+\.c:\d+\)")
 PACKAGE_FRAME = re.compile(r"(?:site|dist)-packages[/\\](\w+)[/\\]")
-IMPORTED = re.compile(r"^\s*(?:>>> )?(?:import|from) (\w+)", re.M)
+IMPORTED = re.compile(r"^[ \t]*(?:>>> )?(?:import|from) (\w+)", re.M)
 
 
 def numpy_abi_package(text: str) -> str | None:

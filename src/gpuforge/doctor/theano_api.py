@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 from gpuforge import locations
@@ -69,7 +69,7 @@ KEYWORD_RE = re.compile(
 ALIASES = {"T": "theano.tensor", "tt": "theano.tensor", "tensor": "theano.tensor", "theano": "theano"}
 # a traceback's frame line; a Theano user's own frame names theano in its path (Keras'
 # backend/theano_backend.py, lasagne/theano_extensions/...)
-FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line \d+(?:, in (?P<func>\w+))?', re.M)
+FRAME_RE = re.compile(r'^[ \t]*File "(?P<path>[^"\n]+)", line \d+(?:, in (?P<func>\w+))?', re.M)
 
 
 # Lasagne master (github.com/Lasagne/Lasagne) deletes these names when Theano lacks what they
@@ -123,14 +123,27 @@ def api() -> tuple[tuple[str, ...], dict[str, tuple[int, int]]]:
 def _modules_asking(text: str, name: str) -> set[str]:
     """The Theano modules the paste's lines ask ``name`` of: `from theano.x import ..., name`,
     `import theano.x.name`, and attribute chains such as `T.nnet.name` or `theano.tensor.name`."""
-    found = set()
-    for m in re.finditer(rf"^\s*from (theano(?:\.\w+)*) import [\w\s,()]*\b{name}\b", text, re.M):
-        found.add(m[1])
-    for m in re.finditer(rf"\b(theano(?:\.\w+)*)\.{name}\b", text):
-        found.add(m[1])
-    for m in re.finditer(rf"\b(T|tt|tensor)((?:\.\w+)*)\.{name}\b", text):
-        found.add(_full_module(m[1] + m[2]))
-    return found
+    return set(_asking_index(text).get(name, ()))
+
+
+@lru_cache(maxsize=4)
+def _asking_index(text: str) -> dict[str, frozenset[str]]:
+    """{name: the Theano modules the paste asks it of}, read in one pass over the paste (a
+    search per name made a long log's lookups quadratic): each `from theano.x import a, b`
+    (its parenthesized names may run over lines), and each prefix of an attribute chain
+    (`theano.tensor.nnet.relu` asks tensor of theano, nnet of theano.tensor, relu of
+    theano.tensor.nnet; `T.` is theano.tensor)."""
+    index: dict[str, set[str]] = {}
+    for m in re.finditer(r"^[ \t]*from (theano(?:\.\w+)*) import ([\w\s,()]*)", text, re.M):
+        for name in re.findall(r"\w+", m[2]):
+            index.setdefault(name, set()).add(m[1])
+    for m in re.finditer(r"\b(?:theano|T|tt|tensor)(?:\.\w+)+", text):
+        head, *parts = m[0].split(".")
+        module = head if head == "theano" else _full_module(head)
+        for part in parts:
+            index.setdefault(part, set()).add(module)
+            module = f"{module}.{part}"
+    return {name: frozenset(modules) for name, modules in index.items()}
 
 
 def _full_module(dotted: str) -> str:
@@ -371,28 +384,45 @@ LACKING_RE = re.compile(
 PROSE_NAME_RE = re.compile(r"[`'\"](\w+)[`'\"]|\b(\w+)\(\)|" + CODE_NAME_RE.pattern)
 
 
+def _prose_names(text: str) -> list[tuple[str, set[str]]]:
+    """(name as written, the Theano modules its line names) for each name within a few words
+    after a LACKING_RE phrase, once each; error and code lines are MISSING_RE's."""
+    found: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        if line.lstrip().startswith(("File ", "from ", "import ")) or MISSING_RE.search(line):
+            continue  # code, tracebacks and errors: MISSING_RE and _modules_asking read them
+        lacking = [m.end() for m in LACKING_RE.finditer(line)]
+        if not lacking:
+            continue
+        line_modules = {_full_module(m[0]) for m in re.finditer(_DOTTED + r"|\btensor(?:\.\w+)+", line)}
+        for end in lacking:
+            for m in PROSE_NAME_RE.finditer(line[end : end + 50]):
+                token = f"{m[3]}.{m[4]}" if m[3] else next(g for g in m.groups() if g)
+                found.setdefault(token, set()).update(line_modules)
+    return list(found.items())
+
+
 def _prose_lacking(text: str) -> set[tuple[Asked, ...]]:
     """Names the paste's prose says its Theano lacks (LACKING_RE), asked of the Theano module
     the name is dotted with, the paste's own code asks it of, or the line names."""
     asked: set[tuple[Asked, ...]] = set()
-    for line in text.splitlines():
-        if line.lstrip().startswith(("File ", "from ", "import ")) or MISSING_RE.search(line):
-            continue  # code, tracebacks and errors: MISSING_RE and _modules_asking read them
-        line_modules = {_full_module(m[0]) for m in re.finditer(_DOTTED + r"|\btensor(?:\.\w+)+", line)}
-        for lacking in LACKING_RE.finditer(line):
-            window = line[lacking.end() : lacking.end() + 50]
-            for m in PROSE_NAME_RE.finditer(window):
-                token = next(g for g in m.groups() if g)
-                if m[3]:  # `from theano.x import name`
-                    token = f"{m[3]}.{m[4]}"
-                module, _, name = _full_module(token).rpartition(".")
-                modules = {module} if module.startswith("theano") else set()
-                modules |= _modules_asking(text, name) or {
-                    found for found in line_modules if found != f"{module}.{name}"
-                }
-                for found in sorted(modules):
-                    asked.add((Asked(found, name, True),))
+    leaves = _keys_ending()
+    for token, line_modules in _prose_names(text):
+        module, _, name = _full_module(token).rpartition(".")
+        if name not in leaves:
+            continue  # no release has such a name: nothing to look up
+        modules = {module} if module.startswith("theano") else set()
+        modules |= _modules_asking(text, name) or {
+            found for found in line_modules if found != f"{module}.{name}"
+        }
+        asked.update((Asked(found, name, True),) for found in modules)
     return asked
+
+
+@cache
+def _keywords() -> frozenset[str]:
+    """Every keyword some release's function or class takes (the release lists' `f(keyword)`)."""
+    return frozenset(key[key.rindex("(") + 1 : -1] for key in api()[1] if key.endswith(")"))
 
 
 def _prose_keyword(text: str, facts: dict[str, Any]) -> str | None:
@@ -401,20 +431,17 @@ def _prose_keyword(text: str, facts: dict[str, Any]) -> str | None:
     a later release gave it."""
     releases, spans = api()
     newest = len(releases) - 1
-    for line in text.splitlines():
-        for lacking in LACKING_RE.finditer(line):
-            window = line[lacking.end() : lacking.end() + 50]
-            for m in re.finditer(r"\b\w*_\w*\b", window):
-                keyword = m[0]
-                for call in re.finditer(rf"\b(\w+)\([^\n]*\b{keyword}\s*=", text):
-                    if not _modules_asking(text, call[1]):
-                        continue
-                    found = [s for k, s in spans.items() if k.endswith(f":{call[1]}({keyword})")]
-                    if not found or any(last != newest for _, last in found):
-                        continue
-                    first = min(first for first, _ in found)
-                    if first and not _stated_as_new(facts, releases[first]):
-                        return f"{call[1]}({keyword}=...) is in Theano {releases[first]} and later"
+    keywords = {token for token, _ in _prose_names(text) if "_" in token and token in _keywords()}
+    for keyword in sorted(keywords):
+        for call in re.finditer(rf"\b(\w+)\([^\n]*\b{keyword}\s*=", text):
+            if not _modules_asking(text, call[1]):
+                continue
+            found = [s for k, s in spans.items() if k.endswith(f":{call[1]}({keyword})")]
+            if not found or any(last != newest for _, last in found):
+                continue
+            first = min(first for first, _ in found)
+            if first and not _stated_as_new(facts, releases[first]):
+                return f"{call[1]}({keyword}=...) is in Theano {releases[first]} and later"
     return None
 
 
