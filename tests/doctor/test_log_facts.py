@@ -791,6 +791,12 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "Compilation failed (return status=1): g++.exe: error: C:\\Program: No such file or directory\n",
             "path_spaces_nonascii",
         ),
+        # conda's ProxyError (4.7.0 to 26.7.0)
+        (
+            "ProxyError: Conda cannot proceed due to an error in your proxy configuration.\n"
+            "Check for typos and other configuration errors in any '.netrc' file in your home directory\n",
+            "conda_network_unreachable",
+        ),
         # DJL's MXNet engine: Java's loader for mxnet.dll
         (
             "Caused by: java.lang.UnsatisfiedLinkError: Unable to load library "

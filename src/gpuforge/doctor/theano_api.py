@@ -98,7 +98,7 @@ LASAGNE_MASTER_KEYWORDS = {
     "unwrap_shared": ("get_all_params",),
 }
 # ... of which these are no keyword of Theano's (data/theano_api.json) nor of Keras' (keras-team/keras
-# tags 1.2.2 to 2.4.0: flip_filters only as a local of theano_backend.py): refused with no frame
+# tags 1.2.2, 2.0.0, 2.2.4, 2.4.0: flip_filters only as a local of theano_backend.py): refused with no frame
 # or call shown, they are still Lasagne 0.1's refusal
 LASAGNE_MASTER_ONLY = frozenset({"flip_filters", "only_return_final", "num_leading_axes", "unwrap_shared"})
 
