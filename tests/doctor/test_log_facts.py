@@ -272,6 +272,12 @@ def test_a_pin_older_than_every_build_pip_lists(paste, judged):
             "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n",
             True,
         ),
+        # ... which pip before 20.0 says with an empty list
+        (
+            "Python 3.7.0 (v3.7.0:1bf9cc5093, Jun 27 2018) [MSC v.1914 64 bit (AMD64)] on win32\n"
+            "Could not find a version that satisfies the requirement torch (from versions: )\n",
+            True,
+        ),
         # ... unless pip could not read the index
         (
             "Python 3.12.0 [MSC v.1935 64 bit (AMD64)] on win32\nWARNING: Retrying (Retry(total=4)) after "
@@ -791,6 +797,8 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "Compilation failed (return status=1): g++.exe: error: C:\\Program: No such file or directory\n",
             "path_spaces_nonascii",
         ),
+        # pip's legacy resolver on a release declaring another Requires-Python
+        ("ERROR: Package 'numpy' requires a different Python: 3.6.9 not in '>=3.7'\n", "no_build_for_python"),
         # conda's ProxyError (4.7.0 to 26.7.0)
         (
             "ProxyError: Conda cannot proceed due to an error in your proxy configuration.\n"

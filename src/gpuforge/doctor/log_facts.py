@@ -372,6 +372,9 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
     python, bits = lookup(facts, "python.version"), lookup(facts, "python.bits")
     for m in PIP_STACK_REQUIREMENT_RE.finditer(text):
         listed = (m["listed"] or "").strip()
+        # pip 20.0 and later say "none"; before, the list is empty (pip 19.3
+        # src/pip/_internal/index.py:899: `', '.join(...)` of no candidate)
+        nothing = m["listed"] is not None and listed in ("", "none")
         unlisted = _releases_with_no_build_here(m["name"], (m["spec"] or "").replace(" ", ""), listed)
         if unlisted:
             span = unlisted[0] if len(unlisted) == 1 else f"{unlisted[0]} to {unlisted[-1]}"
@@ -381,7 +384,7 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
             tags = pypi_releases("torch").get(want)
             if tags and f"cp{python.replace('.', '')}" not in tags:
                 return f"torch {want}'s wheels are for {', '.join(tags)}: none for Python {python}"
-        if listed == "none" and bits == 64 and not PIP_UNREACHABLE_RE.search(text):
+        if nothing and bits == 64 and not PIP_UNREACHABLE_RE.search(text):
             return f"pip lists no {m['name']} build at all for this 64-bit Python {python or ''}".rstrip()
     return None
 
