@@ -799,6 +799,14 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         ),
         # pip's legacy resolver on a release declaring another Requires-Python
         ("ERROR: Package 'numpy' requires a different Python: 3.6.9 not in '>=3.7'\n", "no_build_for_python"),
+        # PyTorch's own words: a build without CUDA, a compiler newer than its CUDA accepts
+        ("RuntimeError: PyTorch was compiled without CUDA support\n", "mx_cpu_build"),
+        (
+            "RuntimeError: The current installed version of g++ (13.2.1) is greater than the maximum "
+            "required version by CUDA 12.1. Please make sure to use an adequate version of g++"
+            " (>=6.0.0, <13.0).\n",
+            "gcc_too_new",
+        ),
         # conda's ProxyError (4.7.0 to 26.7.0)
         (
             "ProxyError: Conda cannot proceed due to an error in your proxy configuration.\n"
