@@ -196,6 +196,12 @@ def test_an_nvrtc_whose_architectures_are_unknown_is_not_judged():
     assert diagnose_log("torch==2.1.0+cu121\nGPU: NVIDIA GeForce RTX 4090\nsomething failed\n") == []
 
 
+def assert_no_build_judged(paste: str, fact: str, judged: bool) -> None:
+    """``fact`` derived from the paste (or not), and no_build_for_python named first (or not)."""
+    assert bool(log_facts(paste)["derived"].get(fact)) == judged
+    assert any(f.id == "no_build_for_python" for f in diagnose_log(paste)[:1]) == judged
+
+
 @pytest.mark.parametrize(
     ("paste", "judged"),
     [
@@ -228,9 +234,7 @@ def test_an_nvrtc_whose_architectures_are_unknown_is_not_judged():
 )
 def test_a_pin_older_than_every_build_pip_lists(paste, judged):
     """pip's list of what this Python can install says the pinned release has no build here."""
-    found = log_facts(paste)["derived"].get("pin_older_than_builds")
-    assert bool(found) == judged
-    assert any(f.id == "no_build_for_python" for f in diagnose_log(paste)[:1]) == judged
+    assert_no_build_judged(paste, "pin_older_than_builds", judged)
 
 
 @pytest.mark.parametrize(
@@ -317,10 +321,9 @@ def test_a_pin_older_than_every_build_pip_lists(paste, judged):
     ],
 )
 def test_a_release_without_a_wheel_for_the_stated_python(paste, judged):
-    """pip's words, PyPI's file list of torch (data/torch_wheels.json) and the stated Python."""
-    found = log_facts(paste)["derived"].get("no_wheel_for_python")
-    assert bool(found) == judged
-    assert any(f.id == "no_build_for_python" for f in diagnose_log(paste)[:1]) == judged
+    """pip's words, PyPI's file lists of torch and mxnet (data/pypi_wheels.json) and the stated
+    Python."""
+    assert_no_build_judged(paste, "no_wheel_for_python", judged)
 
 
 def test_the_release_table_is_what_the_tool_writes(tmp_path):

@@ -68,9 +68,9 @@ class Entry:
     # a message with many causes, this entry's only where its fact rules hold too (stated in the
     # paste, or probed): the text alone names nothing
     text_needs_facts: bool = False
-    # a warning's message (Theano's `g++ not available`): it names the cause only where no
-    # exception comes after it in the paste, or a wrapper entry's message says the exception
-    # was its consequence (otherwise the exception is what failed)
+    # a warning's message (Theano's `g++ not available`): it names the cause only where the
+    # paste shows no exception (before or after it), or a wrapper entry's message after it says
+    # the exception was its consequence (otherwise the exception is what failed)
     warning_only: bool = False
     # the same for some of its text patterns only (`warnings:` beside `text:`): a warning's
     # wording of the cause (Theano's "Your cuDNN version is more recent than ..."), which names
@@ -474,9 +474,11 @@ def _warnings_yield(
     warning says what the exception was (an entry marked `wrapper`, the gpu-backend's `need a
     c++ compiler`, is the warning's own consequence): the exception is what failed."""
 
+    if EXCEPTION_LINE.search(data) is None:
+        return hits  # no exception anywhere: every warning stands
+
     def failed_beside(pos: int) -> bool:
-        explained = any(later > pos and f.entry.wrapper for later, f in hits)
-        return not explained and EXCEPTION_LINE.search(data) is not None
+        return not any(later > pos and f.entry.wrapper for later, f in hits)
 
     return [
         (pos, f) for pos, f in hits if not ((f.entry.warning_only or f.id in warned) and failed_beside(pos))

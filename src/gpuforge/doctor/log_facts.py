@@ -335,11 +335,14 @@ PIP_UNREACHABLE_RE = re.compile(
 
 
 @cache
+def _pypi_wheels() -> dict[str, Any]:
+    return json.loads(locations.PYPI_WHEELS.read_text(encoding="utf-8"))
+
+
 def pypi_releases(package: str) -> dict[str, list[str]]:
     """{release: the CPython tags of its wheels} of torch or mxnet on PyPI (data/pypi_wheels.json,
-    tools/pypi_wheels.py); empty for another package."""
-    doc = json.loads(locations.PYPI_WHEELS.read_text(encoding="utf-8"))
-    return doc.get(package, {}).get("python_tags", {})
+    tools/pypi_wheels.py, read once); empty for another package."""
+    return _pypi_wheels().get(package, {}).get("python_tags", {})
 
 
 def _releases_with_no_build_here(name: str, spec: str, listed: str) -> list[str]:

@@ -284,8 +284,6 @@ def _keyword_added(text: str, facts: dict[str, Any]) -> str | None:
     """A keyword a Theano function or class gained in a later release (the release tags'
     signatures), asked of it by the paste's own call (`T.nnet.conv2d(...)`) or from a frame
     of Theano's users (Lasagne, Keras' theano_backend.py)."""
-    releases, spans = api()
-    newest = len(releases) - 1
     for m in KEYWORD_RE.finditer(text):
         func = m["cls"] if m["func"] == "__init__" and m["cls"] else m["func"]
         if func == "__init__":  # Python before 3.10 does not say whose: the Theano function
@@ -294,14 +292,25 @@ def _keyword_added(text: str, facts: dict[str, Any]) -> str | None:
                 continue
         elif not _modules_asking(text, func) and not _raised_in_theano_user(text, m.start()):
             continue
-        found = [span for key, span in spans.items() if key.endswith(f":{func}({m['kw']})")]
-        if not found or any(last != newest for _, last in found):
-            continue  # no release has it, or one dropped it: not judged
-        first = min(first for first, _ in found)
-        if first == 0 or _stated_as_new(facts, releases[first]):
-            continue
-        return f"{func}({m['kw']}=...) is in Theano {releases[first]} and later"
+        added = _keyword_first_added(func, m["kw"], facts)
+        if added:
+            return added
     return None
+
+
+def _keyword_first_added(func: str, keyword: str, facts: dict[str, Any]) -> str | None:
+    """``func(keyword)`` as a later release's: the release every function of that name first
+    took it in, unless a release dropped it, every release has it, or the paste states a
+    Theano that new."""
+    releases, spans = api()
+    newest = len(releases) - 1
+    found = [span for key, span in spans.items() if key.endswith(f":{func}({keyword})")]
+    if not found or any(last != newest for _, last in found):
+        return None  # no release has it, or one dropped it: not judged
+    first = min(first for first, _ in found)
+    if first == 0 or _stated_as_new(facts, releases[first]):
+        return None
+    return f"{func}({keyword}=...) is in Theano {releases[first]} and later"
 
 
 # a Theano name said in prose to be gone: "signal.downsample.max_pool_2d do not exist", "has
@@ -402,12 +411,12 @@ def _prose_names(text: str) -> list[tuple[str, set[str]]]:
     return list(found.items())
 
 
-def _prose_lacking(text: str) -> set[tuple[Asked, ...]]:
-    """Names the paste's prose says its Theano lacks (LACKING_RE), asked of the Theano module
-    the name is dotted with, the paste's own code asks it of, or the line names."""
+def _prose_lacking(text: str, names: list[tuple[str, set[str]]]) -> set[tuple[Asked, ...]]:
+    """The ``names`` the paste's prose says its Theano lacks (_prose_names), asked of the Theano
+    module the name is dotted with, the paste's own code asks it of, or the line names."""
     asked: set[tuple[Asked, ...]] = set()
     leaves = _keys_ending()
-    for token, line_modules in _prose_names(text):
+    for token, line_modules in names:
         module, _, name = _full_module(token).rpartition(".")
         if name not in leaves:
             continue  # no release has such a name: nothing to look up
@@ -425,23 +434,16 @@ def _keywords() -> frozenset[str]:
     return frozenset(key[key.rindex("(") + 1 : -1] for key in api()[1] if key.endswith(")"))
 
 
-def _prose_keyword(text: str, facts: dict[str, Any]) -> str | None:
-    """A keyword the prose says is lacking (`a non-existent arg(filter_dilation)`) that the
-    paste's own call passes to a Theano function (`T.nnet.conv2d(..., filter_dilation=...)`)
-    a later release gave it."""
-    releases, spans = api()
-    newest = len(releases) - 1
-    keywords = {token for token, _ in _prose_names(text) if "_" in token and token in _keywords()}
+def _prose_keyword(text: str, names: list[tuple[str, set[str]]], facts: dict[str, Any]) -> str | None:
+    """A keyword the prose says is lacking (`a non-existent arg(filter_dilation)`, one of
+    ``names``) that the paste's own call passes to a Theano function (`T.nnet.conv2d(...,
+    filter_dilation=...)`) a later release gave it."""
+    keywords = {token for token, _ in names if "_" in token and token in _keywords()}
     for keyword in sorted(keywords):
         for call in re.finditer(rf"\b(\w+)\([^\n]*\b{keyword}\s*=", text):
-            if not _modules_asking(text, call[1]):
-                continue
-            found = [s for k, s in spans.items() if k.endswith(f":{call[1]}({keyword})")]
-            if not found or any(last != newest for _, last in found):
-                continue
-            first = min(first for first, _ in found)
-            if first and not _stated_as_new(facts, releases[first]):
-                return f"{call[1]}({keyword}=...) is in Theano {releases[first]} and later"
+            added = _keyword_first_added(call[1], keyword, facts) if _modules_asking(text, call[1]) else None
+            if added:
+                return added
     return None
 
 
@@ -453,7 +455,8 @@ def newer_theano_asked(text: str, facts: dict[str, Any]) -> str | None:
     if hidden:
         return hidden
     releases, _ = api()
-    for alternatives in sorted(_asked(text)) + sorted(_prose_lacking(text)):
+    names = _prose_names(text)
+    for alternatives in sorted(_asked(text)) + sorted(_prose_lacking(text, names)):
         firsts = [_first_release_lacking(asked) for asked in alternatives]
         if None in firsts:
             continue  # some module it may have been asked of cannot say
@@ -463,4 +466,4 @@ def newer_theano_asked(text: str, facts: dict[str, Any]) -> str | None:
         name = alternatives[0].name
         where = " or ".join(f"{asked.module}.{name}" for asked in alternatives)
         return f"{where} is in Theano {releases[first]} and later"
-    return _prose_keyword(text, facts)
+    return _prose_keyword(text, names, facts)
