@@ -38,14 +38,21 @@ def _unraisable(args: object) -> None:
     handler's, and processes' Interrupted once its handlers are in place (both carry signum)."""
     signum = getattr(getattr(args, "exc_value", None), "signum", None)
     if isinstance(signum, int):
-        import os
-        import threading
+        # _thread (C), not threading: the signal may have landed while threading.py was being
+        # imported, and a partly imported threading has no Timer yet (an AttributeError here)
+        import _thread
 
-        timer = threading.Timer(0.01, os.kill, (os.getpid(), signum))  # outside the callback
-        timer.daemon = True
-        timer.start()
+        _thread.start_new_thread(_deliver_again, (signum,))  # outside the callback
         return
     sys.__unraisablehook__(args)  # type: ignore[arg-type]
+
+
+def _deliver_again(signum: int) -> None:
+    import os  # the interpreter's start-up imported it whole; time is built in
+    import time
+
+    time.sleep(0.01)
+    os.kill(os.getpid(), signum)
 
 
 def main() -> None:
