@@ -417,6 +417,41 @@ def test_a_pytorch_whose_every_build_predates_the_gpu(paste, judged):
     assert any(f.id == "old_gpu" for f in diagnose_log(paste)) == judged
 
 
+SMI_418 = "| NVIDIA-SMI 418.87.01    Driver Version: 418.87.01    CUDA Version: 10.1     |\n"
+
+
+@pytest.mark.parametrize(
+    ("paste", "judged"),
+    [
+        # a CUDA 11.7 build on a driver for CUDA 10.1 at most
+        (SMI_418 + "pip install torch==1.13.1+cu117\ntorch.cuda.is_available() returns False\n", True),
+        # the driver's version alone, by the release notes' table (390.116 >= 390.46: CUDA 9.1)
+        ("Driver Version: 390.116\ntorch 1.8.0+cu111\ntorch.cuda.is_available() False\n", True),
+        ("Driver Version: 390.116\nmxnet-cu92\nmx.context.num_gpus() 0\n", True),
+        # minor version compatibility: an 11.8 runtime on a driver for 11.4 runs
+        (
+            "Driver Version: 470.82.01    CUDA Version: 11.4\ntorch 2.0.1+cu118\n"
+            "RuntimeError: CUDA error: out of memory\n",
+            False,
+        ),
+        # before CUDA 11 a runtime needs its own release's driver: 9.2 on a driver for 9.1 does not
+        ("CUDA Version: 9.1\nconda install cudatoolkit=9.2\nCUDA error: unknown error\n", True),
+        # the driver runs the build's CUDA
+        (SMI_418 + "torch 1.4.0+cu101\ntorch.cuda.is_available() returns False\n", False),
+        # nothing says the GPU failed
+        (SMI_418 + "pip install torch==1.13.1+cu117\nImportError: No module named 'torchvision'\n", False),
+        # a CPU build: no CUDA runtime at all
+        (SMI_418 + "torch 1.13.1+cu117, then torch 1.13.1+cpu\nis_available() False\n", False),
+    ],
+)
+def test_a_driver_older_than_the_builds_cuda(paste, judged):
+    """The CUDA release notes' driver table and NVIDIA's minor version compatibility (11.x runs
+    on any driver >= 450, 12.x >= 525): a driver below the build's CUDA is mx_driver."""
+    found = log_facts(paste)["derived"].get("driver_below_runtime")
+    assert bool(found) == judged, found
+    assert any(f.id == "mx_driver" for f in diagnose_log(paste)) == judged
+
+
 @pytest.mark.parametrize(
     ("paste", "judged"),
     [

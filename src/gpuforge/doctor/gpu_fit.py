@@ -64,6 +64,47 @@ PTX_ISA = (
 )
 
 
+# The oldest driver each CUDA's runtime runs on (the Linux x86_64 column of the CUDA Toolkit
+# Release Notes' table "CUDA Toolkit and Corresponding Driver Versions"; Windows' minimums are a
+# little higher, so a Windows driver is never judged too old by it): before CUDA 11 a runtime needs
+# its own release's driver; from CUDA 11 on, any driver of its major release family ("Minor
+# Version Compatibility", docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html,
+# Table 1: CUDA 11.x >= 450, 12.x >= 525, 13.x >= 580).
+DRIVER_FLOOR = (
+    ((13, 0), (580,)),
+    ((12, 0), (525,)),
+    ((11, 0), (450,)),
+    ((10, 2), (440, 33)),
+    ((10, 1), (418, 39)),
+    ((10, 0), (410, 48)),
+    ((9, 2), (396, 26)),
+    ((9, 1), (390, 46)),
+    ((9, 0), (384, 81)),
+    ((8, 0), (367, 48)),
+    ((7, 5), (352, 31)),
+    ((7, 0), (346, 46)),
+)
+
+
+def _floor_cuda(cuda: tuple[int, int]) -> tuple[int, int]:
+    """What a runtime of CUDA ``cuda`` needs the driver to support: its own release before
+    CUDA 11, its major release's first from 11 on (minor version compatibility)."""
+    return (cuda[0], 0) if cuda[0] >= 11 else cuda
+
+
+def driver_cuda_of(driver_version: str) -> str | None:
+    """The newest CUDA a driver of this version runs (DRIVER_FLOOR), as "X.Y"."""
+    number = version_key(driver_version)
+    cuda = next((cuda for cuda, floor in DRIVER_FLOOR if number >= floor), None)
+    return f"{cuda[0]}.{cuda[1]}" if cuda else None
+
+
+def driver_below_runtime(driver_cuda: str, runtime_cuda: str) -> bool:
+    """Whether a driver that supports up to CUDA ``driver_cuda`` (nvidia-smi's "CUDA Version")
+    is too old for a runtime of CUDA ``runtime_cuda``."""
+    return _mm(driver_cuda) < _floor_cuda(_mm(runtime_cuda))
+
+
 def _mm(version: str) -> tuple[int, int]:
     key = version_key(version) + (0, 0)
     return key[0], key[1]

@@ -128,6 +128,11 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
             r"\b(?:py)?(?:torch|torchvision)(?:[=-]=?| v?)\d+\.\d+(?:\.\d+)?(?:\.dev\d+)?\+cu(\d{3})\b",
             _cu_tag,
         ),
+        # conda's pytorch-cuda=11.7 (pytorch channel), torch.utils.collect_env's own line, and
+        # mxnet's CUDA wheels (mxnet-cu90 ... mxnet-cu112: the CUDA their runtime is of)
+        ("cuda.nvrtc.version", rf"\bpytorch-cuda{SEP}(\d+\.\d+)", None),
+        ("cuda.nvrtc.version", r"\bCUDA used to build PyTorch:\s*(\d+\.\d+)", None),
+        ("cuda.nvrtc.version", r"\bmxnet-cu(\d{2,3})\b", _cu_tag),
         # the CUDA whose nvcc compiles: its --version line, its own version, its install folder,
         # prose ("CUDA 8.0", "cuda-7.5"; nvidia-smi's "CUDA Version:" is the driver's, below)
         ("cuda.nvcc.release", r"Cuda compilation tools, release (\d+\.\d+)", None),
@@ -471,6 +476,31 @@ def torch_build_predates_gpu(facts: dict[str, Any], text: str) -> str | None:
     )
 
 
+# ... and where it says the GPU is unusable: PyTorch sees none, a CUDA call failed, or the
+# driver is named beside the failure
+GPU_UNUSABLE_RE = re.compile(
+    rf"{NO_GPU_SEEN_RE.pattern}|{CUDA_FAILED_RE.pattern}|CUDA initialization|\bdriver\b[^\n]{{0,80}}"
+    r"\b(?:too old|insufficient|update|upgrade|old)\b|Compile with USE_CUDA|num_gpus\(\)\W{0,6}0\b",
+    re.I,
+)
+
+
+def driver_below_runtime(facts: dict[str, Any], text: str) -> str | None:
+    """A driver (nvidia-smi's "CUDA Version", or its version by the release notes' table) older
+    than the CUDA the paste's build or toolkit runs (gpu_fit.DRIVER_FLOOR), where the GPU failed."""
+    runtime = lookup(facts, "cuda.nvrtc.version")
+    driver_cuda = lookup(facts, "cuda.driver.version")
+    driver = lookup(facts, "cuda.driver.driver_version")
+    if not isinstance(driver_cuda, str) and isinstance(driver, str):
+        driver_cuda = gpu_fit.driver_cuda_of(driver)
+    if not isinstance(runtime, str) or not isinstance(driver_cuda, str) or "+cpu" in text:
+        return None
+    if not gpu_fit.driver_below_runtime(driver_cuda, runtime) or not GPU_UNUSABLE_RE.search(text):
+        return None
+    by = f"driver {driver} (" if isinstance(driver, str) else "the driver ("
+    return f"{by}CUDA {driver_cuda} at most) runs no CUDA {runtime} runtime"
+
+
 def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     """The derived facts a paste can support (facts.derive's others need a probe): the device
     Theano was given, whether cuDNN was turned off, and the GPU rules (gpu_fit)."""
@@ -518,6 +548,9 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     no_gpu = container_without_gpu(text)
     if no_gpu:
         derived["container_without_gpu"] = no_gpu
+    below = driver_below_runtime(facts, text)
+    if below:
+        derived["driver_below_runtime"] = below
     no_wheel = no_wheel_for_python(facts, text)
     if no_wheel:
         derived["no_wheel_for_python"] = no_wheel
