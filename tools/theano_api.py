@@ -4,8 +4,10 @@
 
 For every release tag below, every module under theano/ (tests left out) and its public
 top-level names (def, class, assignment, import) are read from the tag's tree with `git show`;
-the file keeps, for every name that says something of a version (one a release added, or one a
-release dropped), the first and the last release that has it. The doctor reads it to tell code
+the attributes of theano.config (the first part of each AddConfigVar name: `scan` of
+scan.allow_gc) are read as the names of a module theano.config. The file keeps, for every name
+that says something of a version (one a release added, or one a release dropped), the first and
+the last release that has it. The doctor reads it to tell code
 written for a newer Theano (`cannot import name`, `has no attribute`, `No module named`) from
 other errors.
 """
@@ -20,6 +22,9 @@ import sys
 import warnings
 from pathlib import Path
 
+# a config variable's definition (theano/configparser.py AddConfigVar(name, doc, param, ...)):
+# the first part of its dotted name is the attribute of theano.config it adds
+CONFIG_VAR_RE = re.compile(r"\bAddConfigVar\(\s*['\"]([A-Za-z_]\w*)")
 RELEASES = ["rel-0.6", "rel-0.7", "rel-0.8.0", "rel-0.8.2", "rel-0.9.0", "rel-1.0.0", "rel-1.0.5"]
 OUT = Path(__file__).resolve().parents[1] / "src" / "gpuforge" / "data" / "theano_api.json"
 
@@ -116,8 +121,12 @@ def release_api(repo: Path, tag: str) -> dict[str, set[str]]:
         if not path.endswith(".py") or "/tests/" in path:
             continue
         module = path[: -len(".py")].replace("/", ".").removesuffix(".__init__")
-        names = public_names(git(repo, "show", f"{tag}:{path}"), path.endswith("__init__.py"))
+        source = git(repo, "show", f"{tag}:{path}")
+        names = public_names(source, path.endswith("__init__.py"))
         api.setdefault(module, set()).update(names)
+        # theano.config's attributes: each AddConfigVar('section.option', ...) makes `section`
+        # (or the option itself) an attribute of the config object, wherever it is called
+        api.setdefault("theano.config", set()).update(CONFIG_VAR_RE.findall(source))
     return api
 
 

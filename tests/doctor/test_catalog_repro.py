@@ -311,6 +311,46 @@ def test_a_cudnn_function_of_an_older_generation(tmp_path: Path, compiler: str) 
     assert first_id(out) == "cudnn_version", out
 
 
+@pytest.mark.parametrize("compiler", ["nvcc", "g++"])
+def test_an_argument_the_cudnn_signature_no_longer_takes(tmp_path: Path, compiler: str) -> None:
+    """nvcc and g++ on a call written for an older cuDNN signature (Theano 0.7's
+    cudnnConvolutionBackwardData call against cuDNN v4's, which takes an algo there): the
+    compilers' own words for an argument that does not fit a cuDNN type."""
+    path = shutil.which(compiler)
+    if path is None:
+        pytest.skip(f"needs {compiler} on PATH")
+    suffix = ".cu" if compiler == "nvcc" else ".cpp"
+    (tmp_path / f"mod{suffix}").write_text(
+        "typedef enum { CUDNN_CONVOLUTION_BWD_DATA_ALGO_0 = 0 } cudnnConvolutionBwdDataAlgo_t;\n"
+        "int bwd(void *h, cudnnConvolutionBwdDataAlgo_t algo, unsigned long n);\n"
+        "int f(void *h, void *out) { return bwd(h, out, 0); }\n",
+        encoding="utf-8",
+    )
+    out = run([path, "-c", f"mod{suffix}", "-o", "mod.o"], tmp_path, timeout=300)
+    assert "cudnnConvolutionBwdDataAlgo_t" in out, out
+    assert first_id(out) == "cudnn_version", out
+
+
+@pytest.mark.parametrize("language", ["zh_CN", "zh_TW", "ja", "fi", "fr", "es", "ru", "pt_BR", "vi"])
+def test_the_linker_in_the_users_language(tmp_path: Path, language: str) -> None:
+    """GNU ld's own translation of `cannot find -lcudnn` (binutils' ld.mo, LANGUAGE=...) reads
+    as its English words: a library the linker cannot find is named in any language."""
+    ld = shutil.which("ld")
+    if ld is None:
+        pytest.skip("needs GNU ld on PATH (binutils)")
+    env = {**os.environ, "LANGUAGE": language, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    done = subprocess.run(
+        [ld, "-lcudnn_gpuforge_absent"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    out = done.stdout + done.stderr
+    if "cannot find" in out:
+        pytest.skip(f"binutils has no {language} ld.mo here (`apt-get install binutils` brings them)")
+    paste = f"{out}ImportError: cuDNN not available: Can not compile with cuDNN.\n".replace(
+        "-lcudnn_gpuforge_absent", "-lcudnn"
+    )
+    assert first_id(paste) == "cudnn_lib_missing", paste
+
+
 def test_pygpu_given_a_device_name_it_cannot_parse(tmp_path: Path) -> None:
     """Debian's real pygpu (libgpuarray 0.7.6) given the device `cuda*` (Theano accepts any
     cuda... value and hands it on): its pygpu_init parses the number with int()."""

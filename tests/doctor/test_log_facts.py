@@ -417,6 +417,74 @@ def test_a_pytorch_whose_every_build_predates_the_gpu(paste, judged):
     assert any(f.id == "old_gpu" for f in diagnose_log(paste)) == judged
 
 
+@pytest.mark.parametrize(
+    ("paste", "judged"),
+    [
+        # pymc3 3.11.2's own check beside pip's answer that Theano-PyMC is installed
+        (
+            "Requirement already satisfied: theano-pymc in c:\\anaconda3\\lib\\site-packages (1.1.2)\n"
+            "The installed Theano(-PyMC) version (1.0.5) does not match the PyMC3 requirements.\n",
+            True,
+        ),
+        (
+            "theano-pymc               1.1.2\n"
+            "The installed Theano(-PyMC) version (1.0.4) does not match the PyMC3\n",
+            True,
+        ),
+        # no Theano-PyMC said installed: the Theano imported may be the only one
+        ("The installed Theano(-PyMC) version (1.0.5) does not match the PyMC3 requirements.\n", False),
+        # a Theano-PyMC older than 1.1.2 is the one imported (a single, too old install)
+        (
+            "Requirement already satisfied: theano-pymc\n"
+            "The installed Theano(-PyMC) version (1.1.0) does not match the PyMC3 requirements.\n",
+            False,
+        ),
+    ],
+)
+def test_pymc3_importing_theano_beside_theano_pymc(paste, judged):
+    """pymc3 3.11.2 and 3.11.5 pymc3/__init__.py: below Theano-PyMC 1.1.2 it names the version
+    imported; Theano 1.0 beside an installed Theano-PyMC is two packages of one module `theano`."""
+    found = log_facts(paste)["derived"].get("two_theano_installs")
+    assert bool(found) == judged, found
+    assert any(f.id == "two_theano_installs" for f in diagnose_log(paste)) == judged
+
+
+@pytest.mark.parametrize(
+    ("line", "version"),
+    [
+        ("Theano 1.0.0rc1", "1.0.0"),
+        ("theano:  0.9.0rc2.dev-674f8d5148cb8dcea446e7243e629d8f83647da5", "0.9.0"),
+        ("Theano==0.8.0.dev0", "0.8.0"),
+        ("Theano 0.10.0beta1", "0.10.0"),
+        ("Theano 1.0.5.", "1.0.5"),
+    ],
+)
+def test_a_release_candidate_or_development_version_reads_as_its_release(line, version):
+    """Theano's tags rel-0.10.0beta1 and rel-1.0.0rc1, and a checkout's dev version string."""
+    assert log_facts(line)["imports"]["theano"]["version"] == version
+
+
+def test_a_pre_release_listed_by_pip_is_no_older_release():
+    """pip's `(from versions: 2.2.0rc1, ...)`: rc1's "1" is no release older than the pin."""
+    paste = (
+        "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu==1.10.1 "
+        "(from versions: 2.2.0rc1, 2.2.0rc2, 2.2.0, 2.3.0)\n"
+    )
+    assert log_facts(paste)["derived"].get("pin_older_than_builds")
+    assert diagnose_log(paste)[0].id == "no_build_for_python"
+
+
+@pytest.mark.parametrize(("header", "downloaded", "cut"), [(9000, 4000, True), (195, 310, False)])
+def test_condas_content_length_check(header, downloaded, cut):
+    """conda/gateways/download.py (4.3.2 and later): fewer bytes than the header is a download cut
+    short; more is conda 4.3.2-4.3.4 counting the gzip-decoded body (commit db6d153ff, 4.3.5)."""
+    paste = (
+        "CondaError: Downloaded bytes did not match Content-Length\n  url: https://x/y.tar.bz2\n"
+        f"  Content-Length: {header}\n  downloaded bytes: {downloaded}\n"
+    )
+    assert any(f.id == "conda_eof" for f in diagnose_log(paste)) == cut
+
+
 SMI_418 = "| NVIDIA-SMI 418.87.01    Driver Version: 418.87.01    CUDA Version: 10.1     |\n"
 
 

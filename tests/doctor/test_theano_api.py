@@ -72,6 +72,13 @@ from gpuforge.doctor.theano_api import api
             "TypeError: __init__() got an unexpected keyword argument 'input_shape'\n",
             "conv2d(input_shape=...) is in Theano 0.8.0",
         ),
+        # a config section a later release added (0.7's AddConfigVar('scan.allow_gc', ...)),
+        # asked of the config object itself
+        (
+            "    theano.config.scan.allow_gc = False\n"
+            "AttributeError: 'TheanoConfigParser' object has no attribute 'scan'\n",
+            "theano.config.scan is in Theano 0.7",
+        ),
     ],
 )
 def test_a_name_a_later_release_added(paste, asked):
@@ -159,6 +166,10 @@ def test_prose_that_names_no_newer_theano(paste):
         # scipy), in every release having it (Theano #6211, lamblin and nouiz)
         "import theano.tensor as tt\ntt.slinalg\n"
         "AttributeError: module 'theano.tensor' has no attribute 'slinalg'\n",
+        # a config section Theano 1.0 dropped with the old back-end (nvcc.*): old and new lack it
+        # alike, and a flag every release has
+        "AttributeError: 'TheanoConfigParser' object has no attribute 'nvcc'\n",
+        "AttributeError: 'TheanoConfigParser' object has no attribute 'floatX'\n",
     ],
 )
 def test_nothing_else_is_a_newer_theano(paste):

@@ -42,6 +42,10 @@ from gpuforge.doctor.gpu_names import NAME_RE, compute_capability
 from gpuforge.envs import gpu_envs
 
 V = r"(\d+\.\d+(?:\.\d+)?)"  # a version: major.minor[.patch]
+# ... and a pre-release or development suffix after it, read as its release (Theano's tags
+# rel-0.10.0beta1, rel-1.0.0rc1; `0.9.0rc2.dev-674f8d5`, `0.8.0.dev0` as Theano prints a checkout's
+# version; PEP 440's `.post1`)
+PRE = r"(?:(?:rc|beta|alpha|b|a)\d*)?(?:\.?dev[\w-]*|\.post\d+)?"
 END = r"(?!\w|\.\w)"  # ... and no more of it (a sentence's full stop may follow: "Theano 0.8.0.")
 # numpy==1.2, numpy 1.2, numpy-1.2 (a wheel), numpy: 1.2, a list's "Theano - 0.9.0", "theano0.8.2"
 SEP = r"(?:\s*[=:]=?\s*|\s+v?|-(?=\d)|\s+-\s+(?=\d)|(?=\d))"
@@ -93,16 +97,16 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
         ),
         ("python.bits", r"\b(32|64)[- ]bit (?:Python|Anaconda|Miniconda|interpreter)", lambda m: int(m[1])),
         # the stack's packages: listings, wheels and prose
-        ("imports.theano.version", rf"\bTheano{SEP}{V}{END}", None),
+        ("imports.theano.version", rf"\bTheano{SEP}{V}{PRE}{END}", None),
         ("imports.pygpu.version", rf"\b(?:pygpu|libgpuarray){SEP}(0\.\d+\.\d+)\b", None),
         ("imports.pygpu.version", r"Your installed version of pygpu\((\d+\.\d+\.\d+)", None),
-        ("imports.numpy.version", rf"\bnumpy{SEP}{V}{END}", None),
+        ("imports.numpy.version", rf"\bnumpy{SEP}{V}{PRE}{END}", None),
         # Lasagne: a listing, a wheel, prose (its master says 0.2.dev1; PyPI's release is 0.1)
         ("imports.lasagne.version", rf"\bLasagne{SEP}(\d+\.\d+(?:\.\d+)?(?:\.?dev\d*)?){END}", None),
         ("imports.lasagne.version", r"\bversion (\d+\.\d+(?:\.\d+)?(?:\.?dev\d*)?) of lasagne\b", None),
         ("imports.numpy.version", r"[/\\]numpy-(\d+\.\d+\.\d+)(?:\.dist-info|-py)", None),
         # PyTorch: a listing, a wheel, prose, torch.utils.collect_env's own line
-        ("imports.torch.version", rf"\b(?:py)?torch{SEP}{V}{END}", None),
+        ("imports.torch.version", rf"\b(?:py)?torch{SEP}{V}{PRE}{END}", None),
         ("imports.torch.version", rf"\bPyTorch version:\s*{V}{END}", None),
         # cuDNN: Theano's own line, listings, library names, prose
         ("cuda.cudnn.version", r"Using cuDNN version (\d{4,6})\b", lambda m: _cudnn_number(m[1])),
@@ -305,7 +309,8 @@ def pin_older_than_builds(text: str) -> str | None:
     """A pinned release older than every release pip lists for this Python: PyPI keeps old
     releases, so the pinned one has no build for this Python (newer than that release)."""
     for m in PIP_NOT_FOUND_RE.finditer(text):
-        listed = re.findall(r"\d+(?:\.\d+)*", m["listed"])
+        # each listed version's release number (2.2.0rc1 is 2.2.0: its "1" is no version)
+        listed = re.findall(r"(?<![\w.])\d+(?:\.\d+)*", m["listed"])
         if listed and all(version_key(v) > version_key(m["want"]) for v in listed):
             pin = f"{m['name']}=={m['want']}"
             return f"{pin} is older than every build pip lists for this Python ({listed[0]} ...)"
@@ -485,6 +490,30 @@ GPU_UNUSABLE_RE = re.compile(
 )
 
 
+# PyMC3's own check of the Theano it imported (pymc3 3.11.2 pymc3/__init__.py:34-41 and 3.11.5
+# :62-78, PyPI wheels sha256 d1cbd8a5... and 6040163a...: below Theano-PyMC 1.1.2 it prints "The
+# installed Theano(-PyMC) version (%s) does not match the PyMC3 requirements.")
+PYMC3_THEANO_RE = re.compile(
+    r"The installed Theano\(-PyMC\) version \((?P<version>\d+\.\d+[^)\s]*)\) does not match the PyMC3"
+)
+# ... beside pip or a listing saying Theano-PyMC is installed all the same
+THEANO_PYMC_INSTALLED_RE = re.compile(
+    r"Requirement already satisfied: theano-pymc\b|Successfully installed [^\n]*\btheano-pymc-\d"
+    r"|^[ \t]*theano-pymc[ \t]+\d+\.\d+",
+    re.I | re.M,
+)
+
+
+def pymc3_theano_beside_theano_pymc(text: str) -> str | None:
+    """PyMC3 imported Theano older than Theano-PyMC 1.1 while Theano-PyMC is installed: both
+    packages install the module `theano`, and the one imported is not the one pip reports."""
+    imported = PYMC3_THEANO_RE.search(text)
+    installed = THEANO_PYMC_INSTALLED_RE.search(text)
+    if imported is None or installed is None or version_key(imported["version"]) >= (1, 1):
+        return None
+    return f"PyMC3 imported Theano {imported['version']} although {installed.group(0).strip()!r}"
+
+
 def driver_below_runtime(facts: dict[str, Any], text: str) -> str | None:
     """A driver (nvidia-smi's "CUDA Version", or its version by the release notes' table) older
     than the CUDA the paste's build or toolkit runs (gpu_fit.DRIVER_FLOOR), where the GPU failed."""
@@ -548,6 +577,9 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     no_gpu = container_without_gpu(text)
     if no_gpu:
         derived["container_without_gpu"] = no_gpu
+    both = pymc3_theano_beside_theano_pymc(text)
+    if both:
+        derived["two_theano_installs"] = both
     below = driver_below_runtime(facts, text)
     if below:
         derived["driver_below_runtime"] = below

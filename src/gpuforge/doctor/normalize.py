@@ -147,6 +147,21 @@ RULES = [
             r"致命错误|致命的エラー",
             "fatal error",
         ),
+        # GNU ld in the user's language: "%P: cannot find %s" as binutils 2.40's ld.mo catalogs
+        # translate it (zh_CN/zh_TW, da, es, fr, it, pt_BR, ru, uk, sv, vi, id before the name;
+        # ja, tr, fi after it; French typography puts a no-break space before the colon), for a
+        # library flag
+        (
+            r"\bld(\.exe)?[ \xa0]?:[ \xa0](?:找不到|kan ikke finde|no se puede encontrar|ne peut pas trouver|"
+            r"impossibile trovare|não foi possível localizar|невозможно найти|не вдалося знайти|"
+            r"kan inte hitta|không tìm thấy|tidak dapat menemukan) (-l[\w.+-]+)",
+            r"ld\1: cannot find \2",
+        ),
+        (
+            r"\bld(\.exe)?[ \xa0]?:[ \xa0](?:kohdetta )?(-l[\w.+-]+) "
+            r"(?:が見つかりません|bulunamadı|ei löydy)",
+            r"ld\1: cannot find \2",
+        ),
         # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`
         (r"DLL load failed while importing [\w.]+:", "DLL load failed:"),
         # torch's `Error loading "<dll>"` line pasted without the `[WinError 126]` before error 126's
@@ -381,6 +396,12 @@ def unwrapped(text: str) -> tuple[str, list[int]] | None:
     return ("".join(out), removed) if removed else None
 
 
+# conda's check of a download's length (conda/gateways/download.py from 4.3.2): fewer bytes than
+# the header is a cut download; more is conda 4.3.2-4.3.4 counting the gzip-decoded body (conda
+# commit db6d153ff, #4326, in 4.3.5: "streamed_bytes ... the decompressed form of the actual data")
+CONTENT_LENGTH = re.compile(r"Content-Length: (\d+)\s+downloaded bytes: (\d+)")
+
+
 def evidence_lines(text: str) -> list[str]:
     """What the paths of a pasted traceback show, one `gpuforge-evidence:` line per fact."""
     found: dict[str, None] = {}
@@ -414,5 +435,8 @@ def evidence_lines(text: str) -> list[str]:
     for module, path in FROM_FILE.findall(text):
         if not INSTALLED.search(path) and _stem(path)[0] == module:
             found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
+    for header, downloaded in CONTENT_LENGTH.findall(text):
+        if int(downloaded) > int(header):
+            found["gpuforge-evidence: conda counted more bytes than Content-Length (a decoded body)"] = None
     found.update(dict.fromkeys(host_evidence(text)))
     return list(found)

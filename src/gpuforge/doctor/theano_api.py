@@ -2,7 +2,9 @@
 
 `cannot import name 'pool'`, `module 'theano.tensor.nnet' has no attribute 'relu'`, Python 2's
 `'module' object has no attribute 'relu'` under a line calling `T.nnet.relu(x)`, `No module
-named theano.gpuarray`, the same said in prose ("theano.tensor.nnet.relu which is not exist",
+named theano.gpuarray`, `'TheanoConfigParser' object has no attribute 'scan'` (theano.config's
+attributes: each AddConfigVar's section), the same said in prose ("theano.tensor.nnet.relu which
+is not exist",
 "an import error on the gpu_alloc_empty" of the paste's own import, "a non-existent
 arg(filter_dilation)" of its own call), a keyword a signature lacks (`conv2d() got an
 unexpected keyword argument 'filter_dilation'`):
@@ -42,6 +44,9 @@ MISSING_RE = re.compile(
     r"|module '(?P<attr_module>[\w.]+)' has no attribute '(?P<attr>\w+)'"
     r"|'module' object has no attribute '(?P<py2attr>\w+)'?"  # a paste may cut the closing quote
     r"|No module named '?(?P<missing_module>[\w.]+)'?"
+    # theano.config asked for an attribute (a section or a flag) its release does not define
+    # (theano/configparser.py: the config object is a TheanoConfigParser)
+    r"|'TheanoConfigParser' object has no attribute '(?P<config_attr>\w+)'"
 )
 # the same said in prose: "theano.tensor.nnet.relu which is not exist", "T.signal.pool is
 # missing", "there is no cuda under theano.sandbox", "can't find relu in theano.tensor.nnet"
@@ -199,6 +204,9 @@ def _asked(text: str) -> set[tuple[Asked, ...]]:
                 asked.add((Asked(parent, leaf, False),))
             else:
                 asked.update((Asked(module, leaf, False),) for module in _modules_asking(text, leaf))
+            continue
+        if m["config_attr"]:
+            asked.add((Asked("theano.config", m["config_attr"], True, attribute=True),))
             continue
         name = m["name"] or m["attr"] or m["py2attr"]
         module = m["module"] or m["attr_module"]
