@@ -481,18 +481,11 @@ def torch_build_predates_gpu(facts: dict[str, Any], text: str) -> str | None:
     )
 
 
-# ... and where it says the GPU is unusable: PyTorch sees none, a CUDA call failed, or the
-# driver is named beside the failure
-GPU_UNUSABLE_RE = re.compile(
-    rf"{NO_GPU_SEEN_RE.pattern}|{CUDA_FAILED_RE.pattern}|CUDA initialization|\bdriver\b[^\n]{{0,80}}"
-    r"\b(?:too old|insufficient|update|upgrade|old)\b|Compile with USE_CUDA|num_gpus\(\)\W{0,6}0\b",
-    re.I,
-)
-
-
 # PyMC3's own check of the Theano it imported (pymc3 3.11.2 pymc3/__init__.py:34-41 and 3.11.5
-# :62-78, PyPI wheels sha256 d1cbd8a5... and 6040163a...: below Theano-PyMC 1.1.2 it prints "The
-# installed Theano(-PyMC) version (%s) does not match the PyMC3 requirements.")
+# :62-78, below Theano-PyMC 1.1.2: "The installed Theano(-PyMC) version (%s) does not match the
+# PyMC3 requirements."; PyPI wheels pymc3-3.11.2-py3-none-any.whl sha256
+# d1cbd8a58ab57d933aa6648093656a26b89d6d960112bdcca724f3490c96446e and
+# pymc3-3.11.5-py3-none-any.whl 6040163a1be90db80721d5ac0be2076135d776e6c631abaf0447747590994b3e)
 PYMC3_THEANO_RE = re.compile(
     r"The installed Theano\(-PyMC\) version \((?P<version>\d+\.\d+[^)\s]*)\) does not match the PyMC3"
 )
@@ -512,6 +505,15 @@ def pymc3_theano_beside_theano_pymc(text: str) -> str | None:
     if imported is None or installed is None or version_key(imported["version"]) >= (1, 1):
         return None
     return f"PyMC3 imported Theano {imported['version']} although {installed.group(0).strip()!r}"
+
+
+# a driver too old for the build's CUDA (gpu_fit.DRIVER_FLOOR) is judged where the paste says the
+# GPU is unusable: PyTorch sees none, a CUDA call failed, or the driver is named beside the failure
+GPU_UNUSABLE_RE = re.compile(
+    rf"{NO_GPU_SEEN_RE.pattern}|{CUDA_FAILED_RE.pattern}|CUDA initialization|\bdriver\b[^\n]{{0,80}}"
+    r"\b(?:too old|insufficient|update|upgrade|old)\b|Compile with USE_CUDA|num_gpus\(\)\W{0,6}0\b",
+    re.I,
+)
 
 
 def driver_below_runtime(facts: dict[str, Any], text: str) -> str | None:

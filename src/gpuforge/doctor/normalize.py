@@ -403,7 +403,8 @@ CONTENT_LENGTH = re.compile(r"Content-Length: (\d+)\s+downloaded bytes: (\d+)")
 
 
 def evidence_lines(text: str) -> list[str]:
-    """What the paths of a pasted traceback show, one `gpuforge-evidence:` line per fact."""
+    """What the paths of a pasted traceback show (and conda's byte count beside its header),
+    one `gpuforge-evidence:` line per fact."""
     found: dict[str, None] = {}
     frames = [m.group(1) or m.group(2) for m in FRAME.finditer(text)]
     for i, path in enumerate(frames):

@@ -3,11 +3,10 @@
 `cannot import name 'pool'`, `module 'theano.tensor.nnet' has no attribute 'relu'`, Python 2's
 `'module' object has no attribute 'relu'` under a line calling `T.nnet.relu(x)`, `No module
 named theano.gpuarray`, `'TheanoConfigParser' object has no attribute 'scan'` (theano.config's
-attributes: each AddConfigVar's section), the same said in prose ("theano.tensor.nnet.relu which
-is not exist",
-"an import error on the gpu_alloc_empty" of the paste's own import, "a non-existent
-arg(filter_dilation)" of its own call), a keyword a signature lacks (`conv2d() got an
-unexpected keyword argument 'filter_dilation'`):
+attributes: each AddConfigVar's section), the same said in prose ("theano.tensor.nnet.relu
+which is not exist", "an import error on the gpu_alloc_empty" of the paste's own import, "a
+non-existent arg(filter_dilation)" of its own call), a keyword a signature lacks (`conv2d() got
+an unexpected keyword argument 'filter_dilation'`):
 the missing name and the module it was asked of (from the message, from the paste's own lines
 that import or call it, or, for a bare name raised in a Theano user's own frame, from every
 Theano module that has it) are looked up in data/theano_api.json, which tools/theano_api.py
