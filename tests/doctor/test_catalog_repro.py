@@ -351,6 +351,23 @@ def test_the_linker_in_the_users_language(tmp_path: Path, language: str) -> None
     assert first_id(paste) == "cudnn_lib_missing", paste
 
 
+@pytest.mark.parametrize(
+    "language", ["zh_CN", "zh_TW", "ja", "ko", "de", "fr", "es", "it", "ru", "uk", "pt_BR", "pl"]
+)
+def test_the_loader_in_the_users_language(tmp_path: Path, language: str) -> None:
+    """glibc's dlerror() and strerror() in the user's language (libc.mo, LANGUAGE=...), as a
+    Python that set its locale prints them: `libcudnn.so.7: 无法打开共享对象文件: 没有那个文件或目录`
+    reads as the English loader message."""
+    env = {**os.environ, "LANGUAGE": language, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    code = "import ctypes, locale\nlocale.setlocale(locale.LC_ALL, '')\nctypes.CDLL('libcudnn.so.7')\n"
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    out = done.stdout + done.stderr
+    assert "libcudnn.so.7" in out, out
+    if "cannot open shared object file" in out:
+        pytest.skip(f"glibc has no {language} libc.mo here (`apt-get install libc-l10n` brings them)")
+    assert first_id(out) == "runtime_dll_beside_wheel", out
+
+
 def test_pygpu_given_a_device_name_it_cannot_parse(tmp_path: Path) -> None:
     """Debian's real pygpu (libgpuarray 0.7.6) given the device `cuda*` (Theano accepts any
     cuda... value and hands it on): its pygpu_init parses the number with int()."""

@@ -105,6 +105,58 @@ def _localized_rule() -> tuple[re.Pattern[str], dict[str, int]]:
 
 LOCALIZED, LOCALIZED_CODE = _localized_rule()
 
+# glibc's strerror(ENOENT) in the user's language: the libc.mo catalogs of glibc 2.36 (Debian's
+# libc-l10n 2.36-9+deb12u14: msgid "No such file or directory"), and the older wordings of es and
+# it (before 2.36) that pastes still carry
+ENOENT_LOCALIZED = (
+    "Aucun fichier ou dossier de ce type",
+    "Datei oder Verzeichnis nicht gefunden",
+    "No existe el fichero o el directorio",
+    "No existe el archivo o el directorio",
+    "Arquivo ou diretório inexistente",
+    "Ficheiro ou pasta inexistente",
+    "File o directory non esistente",
+    "Nessun file o directory",
+    "Нет такого файла или каталога",
+    "Немає такого файла або каталогу",
+    "Nie ma takiego pliku ani katalogu",
+    "Adresář nebo soubor neexistuje",
+    "Bestand of map bestaat niet",
+    "Filen eller katalogen finns inte",
+    "Tiedostoa tai hakemistoa ei ole",
+    "Böyle bir dosya ya da dizin yok",
+    "Không có tập tin hoặc thư mục như vậy",
+    "Tidak ada berkas atau direktori seperti itu",
+    "그런 파일이나 디렉터리가 없습니다",
+    "没有那个文件或目录",
+    "沒有此一檔案或目錄",
+    "そのようなファイルやディレクトリはありません",
+)
+# dlerror()'s "cannot open shared object file" (glibc 2.36 libc.mo, the same catalogs), after
+# which the loader gives strerror's words: `libcudnn.so.7: 无法打开共享对象文件: 没有那个文件或目录`
+DLOPEN_LOCALIZED = (
+    "Kann die Shared-Object-Datei nicht öffnen",
+    "Ne peut ouvrir le fichier d'objet partagé",
+    "no se puede abrir el fichero del objeto compartido",
+    "impossibile aprire il file oggetto condiviso",
+    "não é possível abrir arquivo compartilhado",
+    "impossível abrir ficheiro-objecto partilhado",
+    "невозможно открыть разделяемый объектный файл",
+    "не вдалося відкрити файл об'єктів спільного використання",  # its ’ as normalize() leaves it
+    "nie można otworzyć pliku obiektu dzielonego",
+    "sdílený objektový soubor nelze otevřít",
+    "kan gedeeld objectbestand niet openen",
+    "kan inte öppna delad objektfil",
+    "jaettua objektitiedostoa ei voi avata",
+    "paylaşımlı nesne dosyası açılamıyor",
+    "không thể mở tập tin đối tượng dùng chung",
+    "tidak dapat membuka berkas objek terbagi",
+    "동적 오브젝트 파일을 열 수 없습니다",
+    "无法打开共享对象文件",
+    "無法開啟共用物件",
+    "共有オブジェクトファイルを開けません",
+)
+
 # (pattern, replacement); applied in order, each over the whole text.
 RULES = [
     (re.compile(p), r)
@@ -134,14 +186,11 @@ RULES = [
             r'[WinError 126] The specified module could not be found. Error loading "\1" '
             r"or one of its dependencies",
         ),
-        # GCC in the user's language: glibc's strerror(ENOENT) and GCC's "fatal error"
-        (
-            r" ?: (Aucun fichier ou dossier de ce type|Datei oder Verzeichnis nicht gefunden|"
-            r"No existe el archivo o el directorio|Arquivo ou diretório inexistente|"
-            r"Nessun file o directory|Нет такого файла или каталога|没有那个文件或目录|"
-            r"そのようなファイルやディレクトリはありません)",
-            ": No such file or directory",
-        ),
+        # GCC, ld and the dynamic loader in the user's language: glibc's strerror(ENOENT) and
+        # dlerror()'s "cannot open shared object file" (ENOENT_LOCALIZED, DLOPEN_LOCALIZED), and
+        # GCC's "fatal error"
+        (rf" ?: ({'|'.join(map(re.escape, ENOENT_LOCALIZED))})", ": No such file or directory"),
+        (rf": ({'|'.join(map(re.escape, DLOPEN_LOCALIZED))})", ": cannot open shared object file"),
         (
             r"erreur fatale|schwerwiegender Fehler|error fatal|erro fatal|errore fatale|"
             r"致命错误|致命的エラー",
