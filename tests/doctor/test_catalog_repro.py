@@ -368,6 +368,28 @@ def test_the_loader_in_the_users_language(tmp_path: Path, language: str) -> None
     assert first_id(out) == "runtime_dll_beside_wheel", out
 
 
+@pytest.mark.parametrize("language", ["es", "ru", "uk", "fr", "pt_BR"])
+def test_an_undefined_python_symbol_in_the_users_language(tmp_path: Path, language: str) -> None:
+    """GNU ld's own translation of `undefined reference to `__imp_Py...'` (binutils' ld.mo, through
+    gcc with LANGUAGE=...): MinGW's link of a Theano module without libpython's import library,
+    whichever language ld speaks."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("needs gcc and GNU ld on PATH")
+    (tmp_path / "mod.c").write_text(
+        "int __imp_PyExc_TypeError(void);\nint main(void) { return __imp_PyExc_TypeError(); }\n",
+        encoding="utf-8",
+    )
+    subprocess.run([gcc, "-c", "mod.c", "-o", "mod.o"], cwd=tmp_path, check=True, capture_output=True)
+    env = {**os.environ, "LANGUAGE": language, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    done = subprocess.run([gcc, "mod.o", "-o", "mod"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    out = done.stdout + done.stderr
+    assert "__imp_PyExc_TypeError" in out, out
+    if "undefined reference to" in out:
+        pytest.skip(f"binutils has no {language} ld.mo here (`apt-get install binutils` brings them)")
+    assert first_id(out) == "libpython_missing", out
+
+
 def test_pygpu_given_a_device_name_it_cannot_parse(tmp_path: Path) -> None:
     """Debian's real pygpu (libgpuarray 0.7.6) given the device `cuda*` (Theano accepts any
     cuda... value and hands it on): its pygpu_init parses the number with int()."""

@@ -408,6 +408,10 @@ def test_localized_windows_messages_match_by_number_and_shape() -> None:
     # GCC in French (glibc's strerror and GCC's own words), Python 3.8's ctypes form of error 126
     french = "cudnn.h:63:26: erreur fatale: driver_types.h : Aucun fichier ou dossier de ce type"
     assert normalize(french) == "cudnn.h:63:26: fatal error: driver_types.h: No such file or directory"
+    # GNU ld before binutils 2.40 in Chinese (zh_CN ld.mo's msgid "%X%C: undefined reference to
+    # `%T'"; 2.40 no longer prints that msgid, so it cannot be reproduced here)
+    chinese_ld = "mod.cpp:(.text+0x5)：对‘__imp_PyExc_TypeError’未定义的引用"
+    assert normalize(chinese_ld) == "mod.cpp:(.text+0x5): undefined reference to '__imp_PyExc_TypeError'"
     ctypes_38 = "FileNotFoundError: Could not find module 'C:\\t\\c10.dll' (or one of its dependencies)"
     assert normalize(ctypes_38) == (
         "FileNotFoundError: [WinError 126] The specified module could not be "

@@ -211,6 +211,17 @@ RULES = [
             r"(?:が見つかりません|bulunamadı|ei löydy)",
             r"ld\1: cannot find \2",
         ),
+        # ... and its "undefined reference to `%pT'" (binutils 2.40's ld.mo: es, ru, uk, fr, pt_BR,
+        # it; zh_CN's and ja's catalogs translate the older msgid "%X%C: undefined reference to
+        # `%T'", which earlier binutils printed), the symbol in the English quotes again
+        (
+            r"referencia a '(?P<s>[^'\n]+)' sin definir|неопредел[её]нная ссылка на «(?P<r>[^»\n]+)»|"
+            r"невизначене посилання (?:на )?«(?P<u>[^»\n]+)»|"
+            r"référence indéfinie vers «[ \xa0]?(?P<f>[^»\n]+?)[ \xa0]?»|"
+            r'referência não definida para "(?P<p>[^"\n]+)"|riferimento non definito a "(?P<i>[^"\n]+)"|'
+            r"对'(?P<z>[^'\n]+)'未定义的引用|'(?P<j>[^'\n]+)' に対する定義されていない参照です",
+            lambda m: f"undefined reference to '{next(g for g in m.groups() if g)}'",
+        ),
         # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`
         (r"DLL load failed while importing [\w.]+:", "DLL load failed:"),
         # torch's `Error loading "<dll>"` line pasted without the `[WinError 126]` before error 126's
