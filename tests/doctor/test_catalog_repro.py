@@ -390,6 +390,24 @@ def test_an_undefined_python_symbol_in_the_users_language(tmp_path: Path, langua
     assert first_id(out) == "libpython_missing", out
 
 
+@pytest.mark.parametrize("language", ["zh_CN", "ja", "de", "fr", "ru"])
+def test_a_cut_compile_cache_module_in_the_users_language(tmp_path: Path, language: str) -> None:
+    """glibc's dlerror() for an empty shared object ("file too short") in the user's language:
+    a compile cache's module cut short is cache_corrupt whichever language the loader speaks."""
+    module = tmp_path / "compiledir_Linux-6.1--x86_64-with-glibc2.36-x86_64-3.7.17-64" / "lazylinker_ext"
+    module.mkdir(parents=True)
+    (module / "lazylinker_ext.so").write_bytes(b"")
+    env = {**os.environ, "LANGUAGE": language, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    shared = str(module / "lazylinker_ext.so")
+    code = f"import ctypes, locale\nlocale.setlocale(locale.LC_ALL, '')\nctypes.CDLL({shared!r})\n"
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    out = done.stdout + done.stderr
+    assert "lazylinker_ext.so" in out, out
+    if "file too short" in out:
+        pytest.skip(f"glibc has no {language} libc.mo here (`apt-get install libc-l10n` brings them)")
+    assert first_id(out) == "cache_corrupt", out
+
+
 def test_pygpu_given_a_device_name_it_cannot_parse(tmp_path: Path) -> None:
     """Debian's real pygpu (libgpuarray 0.7.6) given the device `cuda*` (Theano accepts any
     cuda... value and hands it on): its pygpu_init parses the number with int()."""

@@ -132,30 +132,61 @@ ENOENT_LOCALIZED = (
     "沒有此一檔案或目錄",
     "そのようなファイルやディレクトリはありません",
 )
-# dlerror()'s "cannot open shared object file" (glibc 2.36 libc.mo, the same catalogs), after
-# which the loader gives strerror's words: `libcudnn.so.7: 无法打开共享对象文件: 没有那个文件或目录`
-DLOPEN_LOCALIZED = (
-    "Kann die Shared-Object-Datei nicht öffnen",
-    "Ne peut ouvrir le fichier d'objet partagé",
-    "no se puede abrir el fichero del objeto compartido",
-    "impossibile aprire il file oggetto condiviso",
-    "não é possível abrir arquivo compartilhado",
-    "impossível abrir ficheiro-objecto partilhado",
-    "невозможно открыть разделяемый объектный файл",
-    "не вдалося відкрити файл об'єктів спільного використання",  # its ’ as normalize() leaves it
-    "nie można otworzyć pliku obiektu dzielonego",
-    "sdílený objektový soubor nelze otevřít",
-    "kan gedeeld objectbestand niet openen",
-    "kan inte öppna delad objektfil",
-    "jaettua objektitiedostoa ei voi avata",
-    "paylaşımlı nesne dosyası açılamıyor",
-    "không thể mở tập tin đối tượng dùng chung",
-    "tidak dapat membuka berkas objek terbagi",
-    "동적 오브젝트 파일을 열 수 없습니다",
-    "无法打开共享对象文件",
-    "無法開啟共用物件",
-    "共有オブジェクトファイルを開けません",
-)
+# dlerror()'s words in the user's language (glibc 2.36 libc.mo, the same catalogs), after which the
+# loader gives strerror's: `libcudnn.so.7: 无法打开共享对象文件: 没有那个文件或目录`; a broken
+# shared object (a compile cache's .so cut short) is "file too short" or "invalid ELF header"
+LOADER_LOCALIZED = {
+    "cannot open shared object file": (
+        "Kann die Shared-Object-Datei nicht öffnen",
+        "Ne peut ouvrir le fichier d'objet partagé",
+        "no se puede abrir el fichero del objeto compartido",
+        "impossibile aprire il file oggetto condiviso",
+        "não é possível abrir arquivo compartilhado",
+        "impossível abrir ficheiro-objecto partilhado",
+        "невозможно открыть разделяемый объектный файл",
+        "не вдалося відкрити файл об'єктів спільного використання",  # its ’ as normalize() leaves it
+        "nie można otworzyć pliku obiektu dzielonego",
+        "sdílený objektový soubor nelze otevřít",
+        "kan gedeeld objectbestand niet openen",
+        "kan inte öppna delad objektfil",
+        "jaettua objektitiedostoa ei voi avata",
+        "paylaşımlı nesne dosyası açılamıyor",
+        "không thể mở tập tin đối tượng dùng chung",
+        "tidak dapat membuka berkas objek terbagi",
+        "동적 오브젝트 파일을 열 수 없습니다",
+        "无法打开共享对象文件",
+        "無法開啟共用物件",
+        "共有オブジェクトファイルを開けません",
+    ),
+    "file too short": (
+        "Die Datei ist zu kurz",
+        "fichier trop court",
+        "fichero demasiado corto",
+        "file troppo corto",
+        "arquivo pequeno demais",
+        "файл слишком мал",
+        "файл є надто коротким",
+        "plik za krótki",
+        "文件过短",
+        "檔案太小",
+        "ファイルが小さすぎます",
+        "파일이 너무 짧습니다",
+    ),
+    "invalid ELF header": (
+        "Ungültiger ELF-Header",
+        "en-tête ELF invalide",
+        "cabecera ELF inválida",
+        "intestazione ELF non valida",
+        "cabeçalho de ELF inválido",
+        "неверный заголовок ELF",
+        "некоректний заголовок ELF",
+        "nieprawidłowy nagłówek ELF",
+        "无效的 ELF 头",
+        "無效的 ELF 標頭",
+        "無効な ELF ヘッダーです",
+        "ELF 헤더가 잘못됨",
+    ),
+}
 
 # (pattern, replacement); applied in order, each over the whole text.
 RULES = [
@@ -187,10 +218,13 @@ RULES = [
             r"or one of its dependencies",
         ),
         # GCC, ld and the dynamic loader in the user's language: glibc's strerror(ENOENT) and
-        # dlerror()'s "cannot open shared object file" (ENOENT_LOCALIZED, DLOPEN_LOCALIZED), and
+        # dlerror()'s words (ENOENT_LOCALIZED, LOADER_LOCALIZED), and
         # GCC's "fatal error"
         (rf" ?: ({'|'.join(map(re.escape, ENOENT_LOCALIZED))})", ": No such file or directory"),
-        (rf": ({'|'.join(map(re.escape, DLOPEN_LOCALIZED))})", ": cannot open shared object file"),
+        *(
+            (rf": ({'|'.join(map(re.escape, words))})", f": {english}")
+            for english, words in LOADER_LOCALIZED.items()
+        ),
         (
             r"erreur fatale|schwerwiegender Fehler|error fatal|erro fatal|errore fatale|"
             r"致命错误|致命的エラー",
