@@ -331,6 +331,26 @@ def test_an_argument_the_cudnn_signature_no_longer_takes(tmp_path: Path, compile
     assert first_id(out) == "cudnn_version", out
 
 
+def in_language(cmd: list[str], cwd: Path, language: str, english: str, package: str) -> str:
+    """``cmd``'s output with its messages in ``language`` (gettext's LANGUAGE); a skip where this
+    machine has no catalog for it and the program spoke ``english`` words still."""
+    env = {**os.environ, "LANGUAGE": language, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    out = done.stdout + done.stderr
+    if english in out:
+        pytest.skip(f"no {language} catalog for it here (`apt-get install {package}` brings it)")
+    return out
+
+
+def load_in_language(path: str, cwd: Path, language: str, english: str) -> str:
+    """A Python that set its locale (so glibc's dlerror and strerror speak ``language``) loading
+    the shared object ``path``."""
+    code = f"import ctypes, locale\nlocale.setlocale(locale.LC_ALL, '')\nctypes.CDLL({path!r})\n"
+    out = in_language([sys.executable, "-c", code], cwd, language, english, "libc-l10n")
+    assert path in out, out
+    return out
+
+
 @pytest.mark.parametrize("language", ["zh_CN", "zh_TW", "ja", "fi", "fr", "es", "ru", "pt_BR", "vi"])
 def test_the_linker_in_the_users_language(tmp_path: Path, language: str) -> None:
     """GNU ld's own translation of `cannot find -lcudnn` (binutils' ld.mo, LANGUAGE=...) reads
@@ -338,13 +358,7 @@ def test_the_linker_in_the_users_language(tmp_path: Path, language: str) -> None
     ld = shutil.which("ld")
     if ld is None:
         pytest.skip("needs GNU ld on PATH (binutils)")
-    env = {**os.environ, "LANGUAGE": language, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
-    done = subprocess.run(
-        [ld, "-lcudnn_gpuforge_absent"], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
-    out = done.stdout + done.stderr
-    if "cannot find" in out:
-        pytest.skip(f"binutils has no {language} ld.mo here (`apt-get install binutils` brings them)")
+    out = in_language([ld, "-lcudnn_gpuforge_absent"], tmp_path, language, "cannot find", "binutils")
     paste = f"{out}ImportError: cuDNN not available: Can not compile with cuDNN.\n".replace(
         "-lcudnn_gpuforge_absent", "-lcudnn"
     )
@@ -358,13 +372,7 @@ def test_the_loader_in_the_users_language(tmp_path: Path, language: str) -> None
     """glibc's dlerror() and strerror() in the user's language (libc.mo, LANGUAGE=...), as a
     Python that set its locale prints them: `libcudnn.so.7: 无法打开共享对象文件: 没有那个文件或目录`
     reads as the English loader message."""
-    env = {**os.environ, "LANGUAGE": language, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
-    code = "import ctypes, locale\nlocale.setlocale(locale.LC_ALL, '')\nctypes.CDLL('libcudnn.so.7')\n"
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
-    out = done.stdout + done.stderr
-    assert "libcudnn.so.7" in out, out
-    if "cannot open shared object file" in out:
-        pytest.skip(f"glibc has no {language} libc.mo here (`apt-get install libc-l10n` brings them)")
+    out = load_in_language("libcudnn.so.7", tmp_path, language, "cannot open shared object file")
     assert first_id(out) == "runtime_dll_beside_wheel", out
 
 
@@ -381,12 +389,8 @@ def test_an_undefined_python_symbol_in_the_users_language(tmp_path: Path, langua
         encoding="utf-8",
     )
     subprocess.run([gcc, "-c", "mod.c", "-o", "mod.o"], cwd=tmp_path, check=True, capture_output=True)
-    env = {**os.environ, "LANGUAGE": language, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
-    done = subprocess.run([gcc, "mod.o", "-o", "mod"], cwd=tmp_path, env=env, capture_output=True, text=True)
-    out = done.stdout + done.stderr
+    out = in_language([gcc, "mod.o", "-o", "mod"], tmp_path, language, "undefined reference to", "binutils")
     assert "__imp_PyExc_TypeError" in out, out
-    if "undefined reference to" in out:
-        pytest.skip(f"binutils has no {language} ld.mo here (`apt-get install binutils` brings them)")
     assert first_id(out) == "libpython_missing", out
 
 
@@ -397,14 +401,7 @@ def test_a_cut_compile_cache_module_in_the_users_language(tmp_path: Path, langua
     module = tmp_path / "compiledir_Linux-6.1--x86_64-with-glibc2.36-x86_64-3.7.17-64" / "lazylinker_ext"
     module.mkdir(parents=True)
     (module / "lazylinker_ext.so").write_bytes(b"")
-    env = {**os.environ, "LANGUAGE": language, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
-    shared = str(module / "lazylinker_ext.so")
-    code = f"import ctypes, locale\nlocale.setlocale(locale.LC_ALL, '')\nctypes.CDLL({shared!r})\n"
-    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
-    out = done.stdout + done.stderr
-    assert "lazylinker_ext.so" in out, out
-    if "file too short" in out:
-        pytest.skip(f"glibc has no {language} libc.mo here (`apt-get install libc-l10n` brings them)")
+    out = load_in_language(str(module / "lazylinker_ext.so"), tmp_path, language, "file too short")
     assert first_id(out) == "cache_corrupt", out
 
 
