@@ -394,6 +394,23 @@ def test_an_undefined_python_symbol_in_the_users_language(tmp_path: Path, langua
     assert first_id(out) == "libpython_missing", out
 
 
+@pytest.mark.parametrize("language", ["zh_CN", "zh_TW", "de", "es", "fr", "ru"])
+def test_an_undeclared_cudnn_function_in_the_users_language(tmp_path: Path, language: str) -> None:
+    """g++'s own `%qD was not declared in this scope` and `error` in the user's language
+    (gcc-12-locales' gcc-12.mo) on Theano 0.9's call of cuDNN 5's cudnnSetFilterNdDescriptor_v4."""
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("needs g++ on PATH")
+    (tmp_path / "mod.cpp").write_text(
+        "int f(void *desc) { return cudnnSetFilterNdDescriptor_v4(desc, 0, 0, 4, 0); }\n", encoding="utf-8"
+    )
+    out = in_language(
+        [gxx, "-c", "mod.cpp", "-o", "mod.o"], tmp_path, language, "was not declared", "gcc-12-locales"
+    )
+    assert "cudnnSetFilterNdDescriptor_v4" in out, out
+    assert first_id(out) == "cudnn_version", out
+
+
 @pytest.mark.parametrize("language", ["zh_CN", "ja", "de", "fr", "ru"])
 def test_a_cut_compile_cache_module_in_the_users_language(tmp_path: Path, language: str) -> None:
     """glibc's dlerror() for an empty shared object ("file too short") in the user's language:

@@ -408,6 +408,15 @@ def test_localized_windows_messages_match_by_number_and_shape() -> None:
     # GCC in French (glibc's strerror and GCC's own words), Python 3.8's ctypes form of error 126
     french = "cudnn.h:63:26: erreur fatale: driver_types.h : Aucun fichier ou dossier de ce type"
     assert normalize(french) == "cudnn.h:63:26: fatal error: driver_types.h: No such file or directory"
+    # g++ 12 in Chinese and Russian (gcc-12-locales 12.2.0's gcc-12.mo; recorded here from g++ under
+    # LANGUAGE, which test_catalog_repro reproduces where that package is installed)
+    chinese_gxx = "m.cpp:1:25: 错误：‘cudnnSetFilterNdDescriptor_v4’在此作用域中尚未声明"
+    russian_gxx = (
+        "m.cpp:1:25: ошибка: нет декларации «cudnnSetFilterNdDescriptor_v4» в этой области видимости"
+    )
+    english_gxx = "m.cpp:1:25: error: 'cudnnSetFilterNdDescriptor_v4' was not declared in this scope"
+    assert normalize(chinese_gxx) == english_gxx
+    assert normalize(russian_gxx) == english_gxx
     # GNU ld before binutils 2.40 in Chinese (zh_CN ld.mo's msgid "%X%C: undefined reference to
     # `%T'"; 2.40 no longer prints that msgid, so it cannot be reproduced here)
     chinese_ld = "mod.cpp:(.text+0x5)：对‘__imp_PyExc_TypeError’未定义的引用"

@@ -227,8 +227,21 @@ RULES = [
         ),
         (
             r"erreur fatale|schwerwiegender Fehler|error fatal|erro fatal|errore fatale|"
-            r"致命错误|致命的エラー",
+            r"致命错误|致命的エラー|嚴重錯誤|фатальная ошибка|критична помилка",
             "fatal error",
+        ),
+        # GCC's diagnostics in the user's language (gcc-12-locales 12.2.0-14+deb12u1, sha256
+        # a701516b...abe28f: gcc-12.mo; reproduced with g++ 12 under LANGUAGE): a diagnostic's
+        # "error" after its file:line:column, and "%qD was not declared in this scope" with the
+        # name in the English quotes again
+        (r"(:\d+:\d+: )(?:错误|錯誤|Fehler|erreur|ошибка|помилка|errore|erro|エラー)(: )", r"\1error\2"),
+        (
+            r"'(?P<zh>[^'\n]+)'在此作用域中尚未声明|「(?P<tw>[^」\n]+)」 ?在此作用欄位中尚未宣告|"
+            r"»(?P<de>[^«\n]+)« wurde in diesem Gültigkeitsbereich nicht definiert|"
+            r"'(?P<es>[^'\n]+)' no se declaró en este ámbito|"
+            r"«[ \xa0]?(?P<fr>[^»\n]+?)[ \xa0]?» n'a pas été déclaré dans cette portée|"
+            r"нет декларации «(?P<ru>[^»\n]+)» в этой области видимости",
+            lambda m: f"'{next(g for g in m.groups() if g)}' was not declared in this scope",
         ),
         # GNU ld in the user's language: "%P: cannot find %s" as binutils 2.40's ld.mo catalogs
         # translate it (zh_CN/zh_TW, da, es, fr, it, pt_BR, ru, uk, sv, vi, id before the name;
