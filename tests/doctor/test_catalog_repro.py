@@ -422,6 +422,25 @@ def test_a_cut_compile_cache_module_in_the_users_language(tmp_path: Path, langua
     assert first_id(out) == "cache_corrupt", out
 
 
+def test_a_name_numpy_2_removed_under_theanos_frame(tmp_path: Path) -> None:
+    """numpy 2's own AttributeError for np.cast (from a real numpy 2.x: pyenv's Python 3.11 with
+    numpy installed), under the Theano 1.0.5 frame that calls it (theano/scalar/basic.py:2977,
+    exp2's gradient): Theano with a numpy too new for it, as its other removed names are."""
+    python = pyenv_or_skip("3.11")
+    out = run(
+        [python, "-c", "import numpy\nif int(numpy.__version__.split('.')[0]) >= 2: numpy.cast"], tmp_path
+    )
+    if "No module named 'numpy'" in out or "was removed" not in out:
+        pytest.skip(f"needs numpy 2.0 or later in {python} (`{python} -m pip install 'numpy>=2'`)")
+    error = out.strip().splitlines()[-1]
+    paste = (
+        '  File "/home/u/env/lib/python3.11/site-packages/theano/scalar/basic.py", line 2977, in grad\n'
+        f"    return gz * exp2(x) * log(np.cast[x.type](2)),\n{error}\n"
+    )
+    assert first_id(paste) == "numpy_aliases", paste
+    assert first_id(paste.replace("theano/scalar", "myproject/scalar")) != "numpy_aliases"
+
+
 def test_pygpu_given_a_device_name_it_cannot_parse(tmp_path: Path) -> None:
     """Debian's real pygpu (libgpuarray 0.7.6) given the device `cuda*` (Theano accepts any
     cuda... value and hands it on): its pygpu_init parses the number with int()."""
