@@ -23,6 +23,7 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
+    "theano_before_python310",
     "theano_old_backend_removed",
     "gpu_out_of_memory",
     "gpu_index_missing",
@@ -860,6 +861,16 @@ def test_code_for_the_old_gpu_backend(theano_python, tmp_path: Path) -> None:
     # with nose, the stub's own message (its text from the same file)
     skipped = "unittest.case.SkipTest: You are importing theano.sandbox.cuda. This is the old GPU back-end"
     assert first_id(skipped + " and is removed from Theano.") == "theano_old_backend_removed"
+
+
+@pytest.mark.slow
+def test_theano_104_on_python_310(tmp_path: Path) -> None:
+    """Real Theano 1.0.4 (PyPI) imported on Python 3.10: its theano/compat imports MutableMapping
+    from collections, which 3.10 no longer has."""
+    python = pypi_venv("3.10", tmp_path / "venv", ["Theano==1.0.4", "numpy<1.24", "scipy<1.12"])
+    out = run([python, "-c", "import theano"], tmp_path)
+    assert "cannot import name 'MutableMapping' from 'collections'" in out, out[-2000:]
+    assert first_id(out) == "theano_before_python310", out[-2000:]
 
 
 def test_theano_09_configured_for_the_gpu_without_pygpu(tmp_path: Path) -> None:
