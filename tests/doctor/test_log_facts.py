@@ -153,7 +153,25 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
 
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
-FROM_THE_PROGRAMS_SOURCE = {"torch_jit_compile_failed", "no_nvidia_gpu", "no_build_for_python"}
+FROM_THE_PROGRAMS_SOURCE = {
+    "torch_jit_compile_failed",
+    "no_nvidia_gpu",
+    "no_build_for_python",
+    "cuda_reinit_forked",
+}
+
+
+def test_cuda_used_in_a_forked_worker():
+    """torch 2.13.0 torch/cuda/__init__.py:516-520's message (a CUDA build whose parent
+    initialized CUDA before forking: no GPU runs here, and the CPU build never marks a fork bad),
+    as a DataLoader worker raises it."""
+    paste = (
+        '  File "/opt/conda/lib/python3.10/site-packages/torch/cuda/__init__.py", line 517, in _lazy_init\n'
+        "    raise RuntimeError(\n"
+        "RuntimeError: Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+        "multiprocessing, you must use the 'spawn' start method\n"
+    )
+    assert diagnose_log(paste)[0].id == "cuda_reinit_forked"
 
 
 def test_pytorch_finding_no_driver_at_all():
