@@ -119,3 +119,28 @@ def test_the_signal_is_delivered_again_while_threading_is_half_imported(monkeypa
 
     monkeypatch.setitem(sys.modules, "threading", types.ModuleType("threading"))  # no Timer yet
     assert delivered_again() == [signal.SIGUSR1]
+
+
+def test_a_ctrl_c_before_the_early_handler_is_one_line(tmp_path):
+    """A SIGINT that lands in main()'s first statements, while Python's own handler is still in
+    place, is `interrupted` and exit 130, not a KeyboardInterrupt traceback and death by SIGINT
+    (a clean-clone CI run of test_theanorc_killed_at_random_moments[migrate-SIGINT] saw that).
+    The moment is made certain: the first handler installed raises what Python's would."""
+    import subprocess
+    import sys
+
+    code = (
+        "import _signal\n"
+        "import gpuforge.__main__ as m\n"
+        "real = _signal.signal\n"
+        "def landed(signum, handler):\n"
+        "    _signal.signal = real\n"
+        "    raise KeyboardInterrupt\n"
+        "_signal.signal = landed\n"
+        "m.main()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+    assert done.returncode == 130, (done.returncode, done.stderr)
+    assert done.stderr == "gpuforge: interrupted\n", done.stderr

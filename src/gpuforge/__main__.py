@@ -56,10 +56,10 @@ def _deliver_again(signum: int) -> None:
 
 
 def main() -> None:
-    sys.unraisablehook = _unraisable
-    for signum in EARLY:
-        _signal.signal(signum, _stopped_early)
     try:
+        sys.unraisablehook = _unraisable
+        for signum in EARLY:
+            _signal.signal(signum, _stopped_early)
         from gpuforge import processes
 
         processes.install_signal_handlers()
@@ -68,6 +68,11 @@ def main() -> None:
         run()
     except BaseException as exc:  # while importing, or outside main()'s own handlers
         stopped = _signal_in(exc)
+        if stopped is None and type(exc) is KeyboardInterrupt:
+            # Python's own SIGINT handler, before the early handler was in place (a clean-clone
+            # CI run saw a Ctrl-C land in main()'s first line: a traceback and death by SIGINT)
+            print("gpuforge: interrupted", file=sys.stderr)
+            raise SystemExit(128 + _signal.SIGINT) from None
         if stopped is None:
             raise
         message = getattr(stopped, "message", None)
