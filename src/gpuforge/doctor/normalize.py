@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 
 import re2
 
@@ -188,6 +189,13 @@ LOADER_LOCALIZED = {
     ),
 }
 
+
+def _in_english(template: str) -> Callable[[re.Match[str]], str]:
+    """A replacement that puts the name a translated message quotes (the one alternative's group
+    that matched) into the English ``template``."""
+    return lambda m: template.format(next(g for g in m.groups() if g))
+
+
 # (pattern, replacement); applied in order, each over the whole text.
 RULES = [
     (re.compile(p), r)
@@ -241,7 +249,7 @@ RULES = [
             r"'(?P<es>[^'\n]+)' no se declaró en este ámbito|"
             r"«[ \xa0]?(?P<fr>[^»\n]+?)[ \xa0]?» n'a pas été déclaré dans cette portée|"
             r"нет декларации «(?P<ru>[^»\n]+)» в этой области видимости",
-            lambda m: f"'{next(g for g in m.groups() if g)}' was not declared in this scope",
+            _in_english("'{}' was not declared in this scope"),
         ),
         # GNU ld in the user's language: "%P: cannot find %s" as binutils 2.40's ld.mo catalogs
         # translate it (zh_CN/zh_TW, da, es, fr, it, pt_BR, ru, uk, sv, vi, id before the name;
@@ -267,7 +275,7 @@ RULES = [
             r"référence indéfinie vers «[ \xa0]?(?P<f>[^»\n]+?)[ \xa0]?»|"
             r'referência não definida para "(?P<p>[^"\n]+)"|riferimento non definito a "(?P<i>[^"\n]+)"|'
             r"对'(?P<z>[^'\n]+)'未定义的引用|'(?P<j>[^'\n]+)' に対する定義されていない参照です",
-            lambda m: f"undefined reference to '{next(g for g in m.groups() if g)}'",
+            _in_english("undefined reference to '{}'"),
         ),
         # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`
         (r"DLL load failed while importing [\w.]+:", "DLL load failed:"),
