@@ -100,6 +100,32 @@ def test_mingw_hypot_with_pythons_pyconfig(tmp_path: Path) -> None:
     assert first_id(out) == "mingw_hypot"
 
 
+def test_a_compile_error_as_theano_raises_it_under_python2(tmp_path: Path) -> None:
+    """Theano 0.9 on Python 2 raises g++'s stderr as bytes, its newlines made '. '
+    (rel-0.9.0 theano/gof/cmodule.py:2315-2316), and adds the graph to the exception's args
+    (gof/cc.py:1491): Python 2 prints that tuple's repr, so GCC's UTF-8 quotes read
+    `\\xe2\\x80\\x98hypot\\xe2\\x80\\x99`."""
+    gxx = tool("x86_64-w64-mingw32-g++", "g++-mingw-w64-x86-64-win32")
+    python = pyenv_or_skip("2.7")
+    (tmp_path / "mod.cpp").write_text(
+        "#define hypot _hypot\n#include <cmath>\nint main() { return 0; }\n", encoding="utf-8"
+    )
+    (tmp_path / "stderr.txt").write_text(run([gxx, "-c", "mod.cpp"], tmp_path), encoding="utf-8")
+    raise_as_theano = (
+        "compile_stderr, status = open('stderr.txt').read(), 1\n"
+        "try:\n"
+        "    raise Exception('Compilation failed (return status=%s): %s' %\n"
+        "                    (status, compile_stderr.replace('\\n', '. ')))\n"
+        "except Exception as e:\n"
+        "    e.args += ('[Elemwise{add,no_inplace}(x, y)]',)\n"
+        "    raise\n"
+    )
+    (tmp_path / "cmodule.py").write_text(raise_as_theano, encoding="utf-8")
+    out = run([python, "cmodule.py"], tmp_path)
+    assert "hypot\\xe2\\x80\\x99 has not been declared" in out, out  # GCC >= 10: "in '::'"
+    assert first_id(out.strip().splitlines()[-1]) == "mingw_hypot"
+
+
 def test_an_extension_linked_without_libpython(tmp_path: Path) -> None:
     """MinGW links a module that calls the Python API without -lpythonXY (the import library
     Theano could not find): the linker's own words for each `__imp_` symbol."""
@@ -683,6 +709,20 @@ def test_a_missing_cuda_attribute_of_another_package_is_no_torch_shadow(tmp_path
     assert "'module' object has no attribute 'cuda'" in out, out
     assert first_id(out) != "torch_C_shadow"
     assert first_id(out.strip().splitlines()[-1]) == "torch_C_shadow"  # alone it names torch's
+
+
+def test_a_shadow_the_user_names_in_prose(tmp_path: Path) -> None:
+    """Python 2's `cannot import name Model`, pasted alone, shows no path; the user's own sentence
+    that the script was named pymc3.py is the evidence (m/theano/pymc_local-file-shadows-pymc3_2072.txt)."""
+    python = pyenv_or_skip("2.7")
+    (tmp_path / "pymc3.py").write_text("from pymc3 import Model\n", encoding="utf-8")
+    out = run([python, "pymc3.py"], tmp_path)
+    assert first_id(out) == "module_shadow", out  # its frames name ./pymc3.py (PACKAGES)
+    last = out.strip().splitlines()[-1]
+    assert last == "ImportError: cannot import name Model" and first_id(last) is None, out
+    said = 'Sorry, my mistake: I named the .py file with "pymc3.py", so it was imported.\n'
+    assert first_id(said + last) == "module_shadow"
+    assert first_id(said) is None  # no import failed: the sentence alone names nothing
 
 
 @pytest.mark.parametrize("minor", ["2.7", "3.7"])

@@ -207,6 +207,10 @@ RULES = [
         # exception's or the warning's own line)
         (r"(?m)^([ \t>]*(?:raise [\w.]+|warnings\.warn)\()[\"'][^\n]*", r"\1...)"),
         (r"\r\n?", "\n"),
+        # GCC's quotes in a UTF-8 locale as Python 2 repr()s a byte string (Theano 0.x's
+        # `Compilation failed` exception): `\xe2\x80\x98hypot\xe2\x80\x99` is `'hypot'`
+        (r"\\xe2\\x80\\x9[89]", "'"),
+        (r"\\xe2\\x80\\x9[cd]", '"'),
         (r"\\\\", r"\\"),  # repr()'d Windows paths
         # a message inside a JSON string (Jupyter's error output: "message": "... Error loading
         # \"C:\\...\\fbgemm.dll\" or ..."): its escaped quotes are the message's own
@@ -401,6 +405,9 @@ PACKAGES = frozenset(
         "cv2",
         "torchvision",
         "lasagne",
+        "pymc3",
+        "pymc",
+        "aesara",
     }
 )
 NOT_SHADOWS = frozenset({"__init__", "__main__", "test", "tests", "setup", "main", "this"})
@@ -511,6 +518,11 @@ def unwrapped(text: str) -> tuple[str, list[int]] | None:
     return ("".join(out), removed) if removed else None
 
 
+# a shadow in the user's own words, beside the import error it caused: "I named the .py file
+# with "pymc3.py"", "my script was called numpy.py" (Python 2's `cannot import name` shows no path)
+NAMED_LIKE = re.compile(r"\b(?:named|called|saved as)\b[^\n]{0,40}?\b(\w+)\.py\b", re.I)
+IMPORT_FAILED = re.compile(r"\b(?:ImportError|AttributeError|ModuleNotFoundError)\b")
+
 # conda's check of a download's length (conda/gateways/download.py from 4.3.2): fewer bytes than
 # the header is a cut download; more is conda 4.3.2-4.3.4 counting the gzip-decoded body (conda
 # commit db6d153ff, #4326, in 4.3.5: "streamed_bytes ... the decompressed form of the actual data")
@@ -548,6 +560,10 @@ def evidence_lines(text: str) -> list[str]:
     package = numpy_abi_package(text)
     if package:
         found[f"gpuforge-evidence: numpy C API mismatch: {package} was built against a newer numpy"] = None
+    if IMPORT_FAILED.search(text):
+        for name in NAMED_LIKE.findall(text):
+            if name in PACKAGES:
+                found[f"gpuforge-evidence: module_shadow: {name}: the user named a file {name}.py"] = None
     for module, path in FROM_FILE.findall(text):
         if not INSTALLED.search(path) and _stem(path)[0] == module:
             found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
