@@ -781,6 +781,13 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         ("UserWarning: Theano does not recognise this flag: lib.cnmem\n", "old_backend_keys"),
         # ... and any other unknown flag is no cause the catalog has
         ("UserWarning: Theano does not recognise this flag: floatx\n", None),
+        # a pasted .theanorc's [lib] cnmem beside device=cuda: the cause of what the GPU's memory
+        # shows, not of another failure the paste reports
+        (
+            "[global]\ndevice=cuda0\n[lib]\ncnmem=1\nnvidia-smi shows 199MiB / 12206MiB used\n",
+            "old_backend_keys",
+        ),
+        ("[global]\ndevice=cuda0\n[lib]\ncnmem=0.815\nruntime error 'CUDNN_STATUS_NOT_SUPPORTED'\n", None),
         # libgpuarray 0.7.6's BLAS call of an OpenCL context without clBLAS/CLBlast ...
         (
             "Mapped name None to device opencl0:0: pthread-Intel\npygpu.gpuarray.GpuArrayException: "
