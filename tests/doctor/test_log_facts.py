@@ -242,9 +242,10 @@ def assert_no_build_judged(paste: str, fact: str, judged: bool) -> None:
             " (from versions: 2.0.0)\n",
             False,
         ),
-        # nothing listed at all: the package or the index may be wrong
+        # nothing listed at all: the package or the index may be wrong (torch's own nothing is
+        # test_a_release_without_a_wheel_for_the_stated_python's)
         (
-            "ERROR: Could not find a version that satisfies the requirement torch==1.0"
+            "ERROR: Could not find a version that satisfies the requirement mxnet==1.0"
             " (from versions: none)\n",
             False,
         ),
@@ -313,9 +314,22 @@ def test_a_pin_older_than_every_build_pip_lists(paste, judged):
             "satisfies the requirement pytorch3 (from versions: none)\n",
             False,
         ),
-        # ... or the bitness is not stated (a 32-bit Python lists nothing: win32's)
+        # ... and with no bitness stated: torch has wheels only, for 64-bit CPythons (no sdist),
+        # so this Python's version or bitness has none
         (
             "ERROR: Could not find a version that satisfies the requirement torch (from versions: none)\n",
+            True,
+        ),
+        # ... but a 32-bit Python stated is win32's
+        (
+            "Python 3.8.10 [MSC v.1928 32 bit (Intel)] on win32\nERROR: Could not find a version that "
+            "satisfies the requirement torch (from versions: none)\n",
+            False,
+        ),
+        # ... and mxnet's -cuXY variants are missing per platform, or were never published
+        (
+            "ERROR: Could not find a version that satisfies the requirement mxnet-cu111"
+            " (from versions: none)\n",
             False,
         ),
         # releases that satisfy the request exist on PyPI, and pip lists others only

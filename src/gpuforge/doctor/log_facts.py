@@ -397,8 +397,19 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
             tags = pypi_releases("torch").get(want)
             if tags and f"cp{python.replace('.', '')}" not in tags:
                 return f"torch {want}'s wheels are for {', '.join(tags)}: none for Python {python}"
-        if nothing and bits == 64 and not PIP_UNREACHABLE_RE.search(text):
-            return f"pip lists no {m['name']} build at all for this 64-bit Python {python or ''}".rstrip()
+        if nothing and not PIP_UNREACHABLE_RE.search(text):
+            if bits == 64:
+                return f"pip lists no {m['name']} build at all for this 64-bit Python {python or ''}".rstrip()
+            # torch publishes wheels only, for 64-bit CPythons: PyPI's torch JSON (the file
+            # data/pypi_wheels.json records, sha256 f55b7eac...9f88) has no sdist and no win32 or
+            # i686 wheel, nor has torchaudio's (torchvision's one sdist is 0.1.6), so nothing
+            # listed is this Python's version or bitness; mxnet's -cuXY variants may instead be
+            # missing for the platform or never published
+            if bits is None and m["name"].lower().startswith("torch"):
+                return (
+                    f"pip lists no {m['name']} build at all for this Python {python or ''}".rstrip()
+                    + " (torch has wheels only, for 64-bit CPythons of its release's time)"
+                )
     return None
 
 
