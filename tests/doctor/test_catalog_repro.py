@@ -7,6 +7,7 @@ tests/data/logs instead (test_doctor.py).
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import re
@@ -678,6 +679,38 @@ def test_a_script_named_like_the_package_has_none_of_its_attributes(minor: str, 
         (tmp_path / f"{name}.py").unlink()
 
 
+def cuda_error_string(code: int) -> str:
+    """CUDA's own words for an error code: the toolkit's libcudart, cudaGetErrorString (no GPU
+    or driver needed)."""
+    for lib in ("/usr/local/cuda/lib64/libcudart.so", "/usr/local/cuda/lib/libcudart.so"):
+        if Path(lib).exists():
+            cudart = ctypes.CDLL(lib)
+            cudart.cudaGetErrorString.restype = ctypes.c_char_p
+            return cudart.cudaGetErrorString(code).decode()
+    pytest.skip("needs the CUDA toolkit's libcudart (/usr/local/cuda: NVIDIA's CUDA 13 toolkit)")
+
+
+def test_cudas_initialization_error_beside_a_fork() -> None:
+    """cudaErrorInitializationError (3) as Theano's old back-end, mxnet and PyTorch print it: a
+    process forked after its parent initialized CUDA where the paste names the fork; without one
+    (a container runtime's own `initialization error`, a memory limit) it names nothing."""
+    words = cuda_error_string(3)
+    assert words == "initialization error"
+    theano = (  # rel-0.8.2 theano/sandbox/cuda/cuda_ndarray.cu:166-173
+        f"Error when trying to find the memory information on the GPU: {words}\n"
+        f"Error allocating 18432 bytes of device memory ({words})."
+        " Driver report 0 bytes free and 0 bytes total\n"
+    )
+    mxnet = f"Check failed: e == cudaSuccess CUDA: {words}\n"  # include/mxnet/base.h:452
+    fork = "[2016-05-13 16:03:08,025: INFO/MainProcess] celery worker received task\n"
+    for failure in (theano, mxnet, f"RuntimeError: CUDA error: {words}\n"):
+        assert first_id("from multiprocessing import Pool\n" + failure) == "cuda_reinit_forked"
+        assert first_id(fork + failure) == "cuda_reinit_forked"
+        assert first_id(failure) is None
+    container = f"nvidia-container-cli: {words}: driver error: failed to process request\n"
+    assert first_id("from multiprocessing import Pool\n" + container) is None
+
+
 def test_torch_py_and_a_torch_checkout_under_python2(tmp_path: Path) -> None:
     """Seed 001's two shadows as Python 2 prints them: `'module' object has no attribute 'rand'`
     and `ImportError: No module named _C` (no `torch.` before it)."""
@@ -816,6 +849,21 @@ def test_a_theano_flag_with_a_value_theano_refuses(theano_python, tmp_path: Path
     )
     assert proc.returncode != 0 and "ValueError" in proc.stderr, proc.stderr[-500:]
     assert first_id(proc.stderr) == "theano_flag_invalid", proc.stderr[-500:]
+
+
+def test_theanos_mkl_check_as_pytest_prints_it(theano_python, tmp_path: Path) -> None:
+    """Real Theano 1.0.5's check_mkl_openmp where mkl-service is not installed: its RuntimeError
+    as pytest shows it (`E   ` before each line), and its first line alone (an issue title)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    code = "import theano.configdefaults as c; c.check_mkl_openmp()"
+    proc = subprocess.run([theano_python, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert "Could not import 'mkl'." in proc.stderr, proc.stderr[-500:]
+    message = proc.stderr[proc.stderr.index("RuntimeError") :]
+    as_pytest = "".join(f"E   {line}\n" for line in message.splitlines())
+    assert first_id(as_pytest) == "mkl_threading", as_pytest
+    assert first_id(message.splitlines()[1]) == "mkl_threading", message
+    title = 'To use MKL 2018 with Theano you MUST set "MKL_THREADING_LAYER=GNU"'  # rel-1.0.0:1252
+    assert first_id(title) == "mkl_threading"
 
 
 def test_theano_compile_error_report_in_an_ascii_locale(theano_python, tmp_path: Path) -> None:

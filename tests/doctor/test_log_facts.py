@@ -242,6 +242,19 @@ def assert_no_build_judged(paste: str, fact: str, judged: bool) -> None:
             " (from versions: 2.0.0)\n",
             False,
         ),
+        # an upper bound below every listed release, asked from a requirements file
+        (
+            "ERROR: Could not find a version that satisfies the requirement tensorflow-gpu<=1.14.0 (from "
+            "-r requirements.txt (line 1)) (from versions: 2.2.0rc1, 2.2.0rc2, 2.2.0, 2.3.0rc0)\n",
+            True,
+        ),
+        # ... but a torch release PyPI no longer has at all (0.4.1: PyPI's torch files start at
+        # 1.0.0) is another index's, not a build missing for this Python
+        (
+            "ERROR: Could not find a version that satisfies the requirement torch==0.4.1 (from -r "
+            "requirements-pip.txt (line 11)) (from versions: 1.7.0, 1.7.1, 1.8.0)\n",
+            False,
+        ),
         # nothing listed at all: the package or the index may be wrong (torch's own nothing is
         # test_a_release_without_a_wheel_for_the_stated_python's)
         (
@@ -788,6 +801,14 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         ),
         # ... no channel named and no version asked: the name may be misspelt
         ("    └─ pygpu  does not exist (perhaps a typo or a missing channel).\n", None),
+        # mamba 1.x's libsolv line (src/problems.c:1411-1412) for a CUDA build on a host without
+        # a driver: no __cuda virtual package
+        (
+            "Encountered problems while solving:\n  - nothing provides __cuda needed by "
+            "pytorch-1.13.1-cuda112py310he33e0d6_200\n",
+            "driver_below_env_floor",
+        ),
+        ("  - nothing provides cudatoolkit 11.8.* needed by pytorch-2.0.1-cuda118_0\n", None),
         # the GPU memory cuDNN's FindEx and the pooling ops could not get
         ("MemoryError: Could not allocate GPU memory for FindEx\n", "gpu_out_of_memory"),
         ("RuntimeError: GpuMaxPoolGrad: failed to allocate memory\n", "gpu_out_of_memory"),
@@ -852,6 +873,18 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "AttributeError: 'numpy.float32' object has no attribute 'owner'\n\n/x/theano/tensor/signal/"
             "downsample.py:6: UserWarning: downsample module has been moved to the theano.tensor.signal."
             "pool module.\n",
+            None,
+        ),
+        # ... or a sentence quoting one, or a process the shell reports killed by a signal
+        (
+            "I met a problem: fuel.config_parser.ConfigurationError: Configuration not set and no "
+            "default provided: data_path.\n/x/theano/tensor/signal/downsample.py:6: UserWarning: "
+            "downsample module has been moved to the theano.tensor.signal.pool module.\n",
+            None,
+        ),
+        (
+            "/x/theano/tensor/signal/downsample.py:6: UserWarning: downsample module has been moved to "
+            "the theano.tensor.signal.pool module.\n.Illegal instruction: 4\n",
             None,
         ),
         # Theano 1.0's advice on the old device flag, restated in prose

@@ -461,8 +461,14 @@ def order_findings(hits: list[tuple[int, Finding]]) -> list[Finding]:
     return specific or ordered
 
 
-# a Python exception's first line: a traceback's header, or `SomeError: ...` / `Exception: ...`
-EXCEPTION_LINE = re2.compile(rb"(?m)^[ \t>]*(Traceback \(most recent call last\)|[\w.]*(Error|Exception): )")
+# a failure beside a warning: a Python exception's first line (a traceback's header, or
+# `SomeError: ...` / `Exception: ...`), a dotted exception quoted in a sentence ("I met a
+# problem: fuel.config_parser.ConfigurationError: ..."), or the process killed by a signal as
+# the shell reports it (bash's `Illegal instruction: 4`, `Segmentation fault (core dumped)`)
+EXCEPTION_LINE = re2.compile(
+    rb"(?m)^[ \t>]*(Traceback \(most recent call last\)|[\w.]*(Error|Exception): )"
+    rb"|\b[a-z_]+\.[\w.]*(Error|Exception): |\b(Illegal instruction|Segmentation fault|Bus error)\b"
+)
 
 
 def _warnings_yield(

@@ -299,20 +299,32 @@ def as_probe_facts(facts: list[Fact]) -> dict[str, Any]:
 # package_finder.py): "Could not find a version that satisfies the requirement %s (from
 # versions: %s)", the versions listed being those with a build this Python and platform can use
 PIP_NOT_FOUND_RE = re.compile(
-    r"satisfies the requirement (?P<name>[\w.-]+)\s*==\s*(?P<want>\d+(?:\.\d+)*)[^\s(]*\s*"
-    r"\(from versions:? (?P<listed>[^)\n]*)\)",
+    r"satisfies the requirement (?P<name>[\w.-]+)\s*(?P<op>==|<=|<)\s*(?P<want>\d+(?:\.\d+)*)[^\s(]*"
+    # where the requirement came from: `(from -r requirements.txt (line 1))`
+    r"[^(\n]*(?:\(from [^()\n]*(?:\([^()\n]*\))?[^()\n]*\)\s*)?\(from versions:? (?P<listed>[^)\n]*)\)",
     re.I,
 )
 
 
+def _above(version: str, op: str, want: str) -> bool:
+    """``version`` is outside the upper bound ``op want`` (``==``, ``<=`` or ``<``)."""
+    if op == "<":
+        return version_key(version) >= version_key(want)
+    return version_key(version) > version_key(want)
+
+
 def pin_older_than_builds(text: str) -> str | None:
-    """A pinned release older than every release pip lists for this Python: PyPI keeps old
-    releases, so the pinned one has no build for this Python (newer than that release)."""
+    """A pinned release (or an upper bound: `<=1.14.0`, `<2`) older than every release pip lists
+    for this Python: PyPI keeps old releases, so the ones asked for have no build for this
+    Python (newer than those releases)."""
     for m in PIP_NOT_FOUND_RE.finditer(text):
         # each listed version's release number (2.2.0rc1 is 2.2.0: its "1" is no version)
         listed = re.findall(r"(?<![\w.])\d+(?:\.\d+)*", m["listed"])
-        if listed and all(version_key(v) > version_key(m["want"]) for v in listed):
-            pin = f"{m['name']}=={m['want']}"
+        released = pypi_releases(m["name"].lower())  # torch's and mxnet's file lists
+        if released and all(_above(v, m["op"], m["want"]) for v in released):
+            continue  # no such release on PyPI at all (torch 0.4.1 left it): another index's
+        if listed and all(_above(v, m["op"], m["want"]) for v in listed):
+            pin = f"{m['name']}{m['op']}{m['want']}"
             return f"{pin} is older than every build pip lists for this Python ({listed[0]} ...)"
     return None
 
