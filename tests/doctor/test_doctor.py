@@ -436,6 +436,21 @@ def test_a_cause_is_named_before_its_consequence() -> None:
     assert [f.id for f in diagnose_text(pipe + "\n" + spawn)][:2] == ["mp_spawn", "broken_pipe"]
 
 
+def test_a_spawned_childs_frames_are_the_page_files_context() -> None:
+    """A spawned child re-importing the main module (spawn.py's prepare, _fixup_main_from_path)
+    where Windows' commit limit runs out: error 1455 is the cause, the frames its context."""
+    frames = (
+        'Traceback (most recent call last):\n  File "<string>", line 1, in <module>\n'
+        '  File "C:\\py\\lib\\multiprocessing\\spawn.py", line 236, in prepare\n'
+        "    _fixup_main_from_path(data['init_main_from_path'])\n"
+        '  File "C:\\py\\lib\\multiprocessing\\spawn.py", line 287, in _fixup_main_from_path\n'
+    )
+    error = "OSError: [WinError 1455] The paging file is too small for this operation to complete\n"
+    assert [f.id for f in diagnose_text(frames)] == ["mp_spawn"]
+    assert [f.id for f in diagnose_text(error + frames)][:1] == ["file_mapping_1455"]
+    assert [f.id for f in diagnose_text(frames + error)][:1] == ["file_mapping_1455"]
+
+
 def test_an_undecided_dll_failure_lists_its_candidates() -> None:
     _, text = read_case(LOGS / "upstream_torch_procedure_574.txt")
     first = diagnose_text(text)[0]

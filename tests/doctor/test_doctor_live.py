@@ -556,6 +556,10 @@ def test_mp_spawn_without_the_main_guard(tmp_path: Path) -> None:
     assert "_check_not_importing_main" in excerpt and "_fixup_main" not in excerpt
     assert "bootstrapping" not in excerpt
     assert log_ids(cut) == ["mp_spawn"]
+    # the RuntimeError's first words as an issue's title ends them (best #5: "...")
+    first = next(line for line in text.splitlines() if "An attempt has been made" in line).strip()
+    cut.write_text(f"Problems on Windows -- RuntimeError: {first[: first.index(' before')]}...\n")
+    assert log_ids(cut) == ["mp_spawn"]
     guarded = "def main():\n" + "".join(f"    {line}\n" for line in start.splitlines())
     script.write_text(head + guarded + "\n\nif __name__ == '__main__':\n    main()\n", encoding="utf-8")
     run = subprocess.run(

@@ -809,6 +809,43 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "driver_below_env_floor",
         ),
         ("  - nothing provides cudatoolkit 11.8.* needed by pytorch-2.0.1-cuda118_0\n", None),
+        # the BLAS probe's attribute in the user's words or workaround
+        (
+            "I tried adding `np.distutils.__config__.blas_opt_info = np.distutils.__config__."
+            "blas_ilp64_opt_info` before importing theano\n",
+            "blas_opt_info",
+        ),
+        # Theano up to 1.0.3 beside numpy 1.16 or newer, both stated
+        ("theano 1.0.3\nnumpy 1.16.2\nException: Compilation failed\n", "ndarray_c_version"),
+        ("theano 1.0.4\nnumpy 1.16.2\nException: Compilation failed\n", None),
+        # glog's CHECK_EQ of a CUDA call cut after its number: cudaErrorMemoryAllocation is 2
+        (
+            "MXNetError: tensor_gpu-inl.cuh:110: Check failed: err == cudaSuccess (2 vs. 0) Name: Map\n",
+            "gpu_out_of_memory",
+        ),
+        ("Check failed: err == cudaSuccess (48 vs. 0) Name: MapPlanKernel\n", None),
+        # torch's SIGBUS words for a worker, quoted without their advice
+        (
+            "during training I get the error 'dataloader's workers are out of shared memory'.\n",
+            "dataloader_shm_exhausted",
+        ),
+        # -m32 on a 32-bit x86 Python's g++ line, and on an ARM board's (Theano 0.6/0.7 passed it
+        # there too), where the flag is the failure and no 64-bit Python exists
+        (
+            "g++ -shared -g -m32 -fPIC -I/usr/include/python2.7 -o /root/.theano/compiledir_Linux-4.4"
+            "-i686-with-Ubuntu-16.04-2.7.12-32/lazylinker_ext/lazylinker_ext.so\n",
+            "python_32bit",
+        ),
+        (
+            "cc1plus: error: unrecognized command line option '-m32'\ng++ -shared -g -march=armv7-a "
+            "-m32 -fPIC -I/usr/include/python2.7\n",
+            None,
+        ),
+        (
+            "/usr/bin/g++ -shared -g -m32 -fPIC -o /root/.theano/compiledir_Linux-3.18.11+-armv6l-with-"
+            "debian-7.8--2.7.3-32/lazylinker_ext/lazylinker_ext.so\n",
+            None,
+        ),
         # the GPU memory cuDNN's FindEx and the pooling ops could not get
         ("MemoryError: Could not allocate GPU memory for FindEx\n", "gpu_out_of_memory"),
         ("RuntimeError: GpuMaxPoolGrad: failed to allocate memory\n", "gpu_out_of_memory"),
