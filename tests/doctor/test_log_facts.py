@@ -809,6 +809,36 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "driver_below_env_floor",
         ),
         ("  - nothing provides cudatoolkit 11.8.* needed by pytorch-2.0.1-cuda118_0\n", None),
+        # a CUDA package no channel builds for macOS (NVIDIA's last CUDA with macOS was 10.2) ...
+        (
+            "Platform: osx-arm64\nPackagesNotFoundError: The following packages are not available from "
+            "current channels:\n\n  - pytorch-cuda=11.8*\n",
+            "channel_missing",
+        ),
+        # ... conda 4.3's wording (exceptions.py: "Package not found: '%s' %s" around "%s missing
+        # in current %s channels: %s")
+        (
+            "PackageNotFoundError: Package not found: '' Package missing in current osx-64 channels: \n"
+            "  - cuda80\n",
+            "channel_missing",
+        ),
+        # ... which on Linux, with no channel named, may be the defaults' gap: not judged
+        (
+            "Platform: linux-64\nPackagesNotFoundError: The following packages are not available from "
+            "current channels:\n\n  - pytorch-cuda=11.8*\n",
+            None,
+        ),
+        # mxnet counting no GPU: a CPU build's Context::GetGPUCount (base.h:440-456) ...
+        ("print(mxnet.context.num_gpus())   #0\nprint(get_gpu_count_torch())   # 4\n", "mx_cpu_build"),
+        ('mx.context.num_gpus()\n```\ngives "0" as result\n', "mx_cpu_build"),
+        ("mx.context.num_gpus() returns 2\n", None),
+        # ... but a CUDA build named counts 0 only without a driver or a visible device
+        ("pip install mxnet-cu117\nmx.context.num_gpus() gives 0\n", None),
+        # mxnet's MXNET_GPU_NOT_ENABLED_ERROR cut at its last letter
+        (
+            "mxnet.base.MXNetError: [16:50:21] src/ndarray/ndarray.cc:1285: GPU is not enable\n",
+            "mx_cpu_build",
+        ),
         # the BLAS probe's attribute in the user's words or workaround
         (
             "I tried adding `np.distutils.__config__.blas_opt_info = np.distutils.__config__."

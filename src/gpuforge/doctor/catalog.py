@@ -580,5 +580,8 @@ def diagnose(
 if __name__ == "__main__":  # python -m gpuforge.doctor.catalog: write catalog.parsed.json
     from gpuforge.fileio import write_atomic
 
-    write_atomic(parsed_path(CATALOG_PATH), parsed_text(CATALOG_PATH), backup=False)
+    try:
+        write_atomic(parsed_path(CATALOG_PATH), parsed_text(CATALOG_PATH), backup=False)
+    except GpuforgeError as exc:  # a bad catalog: one line naming the file and line
+        sys.exit(f"catalog: error: {exc}")
     print(f"wrote {parsed_path(CATALOG_PATH)}", file=sys.stderr)

@@ -539,6 +539,15 @@ GPU_UNUSABLE_RE = re.compile(
 )
 
 
+# mxnet's count of GPUs read as 0 (`mx.context.num_gpus()` then "0", "#0", "is coming only 0"):
+# a CPU build always says so (include/mxnet/base.h:440-456, Context::GetGPUCount's #else); a
+# CUDA build (an mxnet-cuXY package named) only without a driver or a visible device
+MXNET_NO_GPU_COUNTED_RE = re.compile(
+    r"\bmx(?:net)?\.(?:context\.)?num_gpus\(\)\)?[\s\S]{0,80}?[\s\"#]0(?:[\s\".]|$)"
+)
+MXNET_CUDA_BUILD_RE = re.compile(r"mxnet[-_]cu\d+", re.I)
+
+
 def driver_below_runtime(facts: dict[str, Any], text: str) -> str | None:
     """A driver (nvidia-smi's "CUDA Version", or its version by the release notes' table) older
     than the CUDA the paste's build or toolkit runs (gpu_fit.DRIVER_FLOOR), where the GPU failed."""
@@ -608,6 +617,8 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     below = driver_below_runtime(facts, text)
     if below:
         derived["driver_below_runtime"] = below
+    if MXNET_NO_GPU_COUNTED_RE.search(text) and not MXNET_CUDA_BUILD_RE.search(text):
+        derived["mxnet_counts_no_gpu"] = True
     no_wheel = no_wheel_for_python(facts, text)
     if no_wheel:
         derived["no_wheel_for_python"] = no_wheel
