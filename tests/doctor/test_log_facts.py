@@ -809,6 +809,19 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "driver_below_env_floor",
         ),
         ("  - nothing provides cudatoolkit 11.8.* needed by pytorch-2.0.1-cuda118_0\n", None),
+        # cudaMalloc's failure said in prose
+        ("when I increase the batch size from 192 to 256, cuda malloc error occurs\n", "gpu_out_of_memory"),
+        # a conda before 4.6 asking the retired pkgs/pro among its default channels
+        (
+            "C:\\Users\\me>conda update anaconda\nError: HTTPError: 403  Forbidden  "
+            "http://repo.continuum.io/pkgs/pro/win-64/\n",
+            "conda_too_old",
+        ),
+        (
+            "CondaHTTPError: HTTP 403 FORBIDDEN for url <https://repo.anaconda.com/pkgs/main/win-64/"
+            "current_repodata.json>\n",
+            "channel_refused",
+        ),
         # a CUDA package no channel builds for macOS (NVIDIA's last CUDA with macOS was 10.2) ...
         (
             "Platform: osx-arm64\nPackagesNotFoundError: The following packages are not available from "
