@@ -809,6 +809,20 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "driver_below_env_floor",
         ),
         ("  - nothing provides cudatoolkit 11.8.* needed by pytorch-2.0.1-cuda118_0\n", None),
+        # conda 3.x's hint when a package and the Python asked for are the conflict (resolve.py
+        # 3.19.0:935, the set joined by "\n  - ") ...
+        (
+            "Error: Unsatisfiable package specifications.\nGenerating hint:\nHint: the following packages "
+            "conflict with each other:\n  - python 3.5*\n  - anaconda\n\nUse 'conda info python' etc. to "
+            "see the dependencies for each package.\n",
+            "no_build_for_python",
+        ),
+        # ... but not where the set holds more than those two
+        (
+            "Hint: the following packages conflict with each other:\n  - python 3.5*\n  - anaconda\n"
+            "  - numpy 1.9*\n\nUse 'conda info python' etc.\n",
+            None,
+        ),
         # cudaMalloc's failure said in prose
         ("when I increase the batch size from 192 to 256, cuda malloc error occurs\n", "gpu_out_of_memory"),
         # a conda before 4.6 asking the retired pkgs/pro among its default channels
