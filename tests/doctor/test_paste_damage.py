@@ -242,8 +242,8 @@ def test_a_retyped_error_is_read_one_letter_off():
 
 def test_a_programs_quoted_source_is_not_its_output():
     """A paste quoting the source (a traceback's line, a developer quoting Theano's init_dev):
-    the message of a `raise` or `warnings.warn` there may never have been raised, and one that
-    was is printed on its own line too."""
+    the message of a `raise`, a `warnings.warn` or a `return` there may never have been raised,
+    and one that was is printed on its own line too."""
     quoted = (
         "def init_dev(dev, name=None, preallocate=None):\n"
         "    if not config.cxx:\n"
@@ -252,6 +252,12 @@ def test_a_programs_quoted_source_is_not_its_output():
     assert ids(quoted) == []
     raised = quoted + "RuntimeError: The new gpu-backend need a c++ compiler.\n"
     assert ids(raised)[:1] == ["gpuarray_needs_cxx"]
+    # ... and a message a quoted function returns (Theano 0.9's gpuarray/dnn.py _dnn_check_version)
+    returned = (
+        "def _dnn_check_version():\n    v = version()\n    if v < 5000:\n"
+        '        return False, "cuDNN version is too old. Update to v5, was %d." % v\n'
+    )
+    assert ids(returned) == []
 
 
 def test_a_warning_is_not_the_cause_of_an_exception_after_it():

@@ -202,10 +202,10 @@ RULES = [
     for p, r in (
         (r"\x1b\[[0-9;]*[A-Za-z]", ""),  # terminal colours
         # a program's source quoted in the paste (a traceback's line, a user quoting Theano's
-        # init_dev): `raise E("message")` and `warnings.warn("message"` are code that may not
-        # have run, so the message is not the program's output (one that ran prints it on the
-        # exception's or the warning's own line)
-        (r"(?m)^([ \t>]*(?:raise [\w.]+|warnings\.warn)\()[\"'][^\n]*", r"\1...)"),
+        # init_dev or _dnn_check_version): `raise E("message")`, `warnings.warn("message"` and
+        # `return False, "message"` are code that may not have run, so the message is not the
+        # program's output (one that ran prints it on the exception's or the warning's own line)
+        (r"(?m)^([ \t>]*(?:raise [\w.]+\(|warnings\.warn\(|return [\w.]+, ))[\"'][^\n]*", r"\1...)"),
         (r"\r\n?", "\n"),
         # GCC's quotes in a UTF-8 locale as Python 2 repr()s a byte string (Theano 0.x's
         # `Compilation failed` exception): `\xe2\x80\x98hypot\xe2\x80\x99` is `'hypot'`
