@@ -617,8 +617,9 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     below = driver_below_runtime(facts, text)
     if below:
         derived["driver_below_runtime"] = below
-    if MXNET_NO_GPU_COUNTED_RE.search(text) and not MXNET_CUDA_BUILD_RE.search(text):
-        derived["mxnet_counts_no_gpu"] = True
+    counted = MXNET_NO_GPU_COUNTED_RE.search(text)
+    if counted and not MXNET_CUDA_BUILD_RE.search(text):
+        derived["mxnet_counts_no_gpu"] = " ".join(counted.group(0).split())  # the evidence, one line
     no_wheel = no_wheel_for_python(facts, text)
     if no_wheel:
         derived["no_wheel_for_python"] = no_wheel
