@@ -1066,6 +1066,13 @@ NEWER_RELEASE_CALLS = {
         "theano_too_old",
     ),
     "bn": ("from theano.tensor.nnet import bn", "cannot import name 'bn'", "theano_too_old"),
+    # the deeplearning.net tutorials' In() inputs with updates: 0.7 keeps them to the old semantics
+    "In with updates": (
+        "import theano, theano.tensor as T\nx = T.scalar()\ns = theano.shared(0.0)\n"
+        "theano.function([theano.In(x, value=1.0)], x, updates=[(s, s + x)])",
+        "In() instances and tuple inputs trigger the old semantics",
+        "theano_too_old",
+    ),
     # no pattern names it: the release that added theano.tensor.signal.pool (data/theano_api.json)
     "pool": ("from theano.tensor.signal import pool", "cannot import name 'pool'", "theano_too_old"),
     # the old back-end's module imports (0.7 has it), the name it gained in 0.8 does not: 1.0's
