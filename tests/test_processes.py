@@ -126,9 +126,6 @@ def test_a_ctrl_c_before_the_early_handler_is_one_line(tmp_path):
     place, is `interrupted` and exit 130, not a KeyboardInterrupt traceback and death by SIGINT
     (a clean-clone CI run of test_theanorc_killed_at_random_moments[migrate-SIGINT] saw that).
     The moment is made certain: the first handler installed raises what Python's would."""
-    import subprocess
-    import sys
-
     code = (
         "import _signal\n"
         "import gpuforge.__main__ as m\n"

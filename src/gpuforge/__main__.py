@@ -71,7 +71,7 @@ def main() -> None:
         if stopped is None and type(exc) is KeyboardInterrupt:
             # Python's own SIGINT handler, before the early handler was in place (a clean-clone
             # CI run saw a Ctrl-C land in main()'s first line: a traceback and death by SIGINT)
-            print("gpuforge: interrupted", file=sys.stderr)
+            print(f"gpuforge: {EARLY[_signal.SIGINT]}", file=sys.stderr)
             raise SystemExit(128 + _signal.SIGINT) from None
         if stopped is None:
             raise
