@@ -452,11 +452,20 @@ def test_condas_refusal_for_the_environments_python():
         ("torch 1.4.0 on a GeForce RTX 2080 Ti\nRuntimeError: CUDA error: out of memory\n", False),
         # nothing failed on the GPU: a pip or import error beside the same versions
         ("torch 1.4.0 on a GeForce RTX 3090\nImportError: No module named 'torchvision'\n", False),
+        # the build's own CUDA: a wheel's tag, conda's build string, collect_env's line
+        ("torch==1.7.1+cu101\nGeForce RTX 3090\nRuntimeError: CUDA error: no kernel image\n", True),
+        ("torch==1.7.1+cu110\nGeForce RTX 3090\nRuntimeError: CUDA error: no kernel image\n", False),
+        ("RTX 2080Ti\npytorch 0.4.1_cuda9.2_cudnn7.1.4\nRuntimeError: CUDA error: out of memory\n", True),
+        ("pytorch 1.4.0 py3.7_cuda10.1.243_cudnn7.6.3_0\nRTX 2080 Ti\nCUDA error: no kernel image\n", False),
+        ("CUDA used to build PyTorch: 10.2\nGPU 0: NVIDIA A100-SXM4\nCUDA error: no kernel image\n", True),
+        # nothing failed at all: the paste states the build and the GPU only
+        ("I have a RTX 3090, and the requirement torch==1.7.1+cu101 is too low for it\n", True),
     ],
 )
 def test_a_pytorch_whose_every_build_predates_the_gpu(paste, judged):
     """pytorch.org's previous versions: every build before 1.7.0 is for CUDA 10.2 or older,
-    which makes no code for cc 8.0 and newer."""
+    which makes no code for cc 8.0 and newer; a build's own CUDA (before 11.0) makes code up to
+    the newest arch its nvcc knows (gpu_fit.OLD_NVRTC)."""
     found = log_facts(paste)["derived"].get("torch_build_predates_gpu")
     assert bool(found) == judged
     assert any(f.id == "old_gpu" for f in diagnose_log(paste)) == judged
@@ -822,6 +831,34 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "Hint: the following packages conflict with each other:\n  - python 3.5*\n  - anaconda\n"
             "  - numpy 1.9*\n\nUse 'conda info python' etc.\n",
             None,
+        ),
+        # libmamba 2.x's tree and libsolv's line for a package whose builds need another Python
+        # (and no Theano was installed: py312_distutils says nothing)
+        (
+            "Could not solve for environment specs\nThe following packages are incompatible\n"
+            "├─ python 3.12** is requested and can be installed;\n└─ theano 1.0.4** is not installable "
+            "because it requires\n   └─ python >=3.6,<3.7.0a0 , which conflicts with any installable "
+            "versions previously reported.\n",
+            "no_build_for_python",
+        ),
+        (
+            "Encountered problems while solving:\n  - package theano-1.0.4-py36h6e3c8b6_0 requires "
+            "python >=3.6,<3.7.0a0, but none of the providers can be installed\n",
+            "no_build_for_python",
+        ),
+        ("  - package rapids-0 requires ptxcompiler, but none of the providers can be installed\n", None),
+        # Theano's own refusal of a child forked after the parent took the GPU (rel-1.0.1 ... 1.0.5)
+        (
+            "RuntimeError: You can't initialize the GPU in a subprocess if the parent process already "
+            "did it\n",
+            "cuda_reinit_forked",
+        ),
+        # MissingGXX, the compile without g++ itself: the warnings before it do not yield to it
+        (
+            "WARNING (theano.configdefaults): g++ not detected ! Theano will be unable to execute optimized "
+            "C-implementations\nTraceback (most recent call last):\ntheano.gof.cmodule.MissingGXX: g++ not "
+            "available! We can't compile c code.\n",
+            "gxx_missing",
         ),
         # cudaMalloc's failure said in prose
         ("when I increase the batch size from 192 to 256, cuda malloc error occurs\n", "gpu_out_of_memory"),

@@ -46,7 +46,7 @@ FAMILIES = tuple((re.compile(p, re.I), cc) for p, cc in _FAMILIES)
 # RTX or GTX number, or a data-center part after NVIDIA/Tesla/Quadro; a bare "A2" or "T4" in
 # prose is no GPU name
 NAME_RE = re.compile(
-    r"(?:(?:NVIDIA|GeForce|Quadro) )*(?:RTX|GTX) ?(?:PRO )?A?\d{3,4}(?: Ti| SUPER| Ada| Blackwell|M)?\b"
+    r"(?:(?:NVIDIA|GeForce|Quadro) )*(?:RTX|GTX) ?(?:PRO )?A?\d{3,4}(?: ?Ti| ?SUPER| Ada| Blackwell|M)?\b"
     r"|(?:NVIDIA|Tesla)(?: Tesla)? [ABHKLMPTV]\d{1,3}[SXCM]?\b"
     r"|(?:NVIDIA |GeForce GTX )?TITAN (?:Xp|X|V|RTX|Black|Z)\b",
     re.I,

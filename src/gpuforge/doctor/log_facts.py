@@ -106,8 +106,11 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
         ("imports.lasagne.version", r"\bversion (\d+\.\d+(?:\.\d+)?(?:\.?dev\d*)?) of lasagne\b", None),
         ("imports.numpy.version", r"[/\\]numpy-(\d+\.\d+\.\d+)(?:\.dist-info|-py)", None),
         # PyTorch: a listing, a wheel, prose, torch.utils.collect_env's own line
-        ("imports.torch.version", rf"\b(?:py)?torch{SEP}{V}{PRE}{END}", None),
+        # (not collect_env's "CUDA used to build PyTorch: 10.2", the build's CUDA)
+        ("imports.torch.version", rf"(?<!to build )\b(?:py)?torch{SEP}{V}{PRE}{END}", None),
         ("imports.torch.version", rf"\bPyTorch version:\s*{V}{END}", None),
+        # ... and conda's build string after it (`pytorch 0.4.1_cuda9.2_cudnn7.1.4`)
+        ("imports.torch.version", r"\b(?:py)?torch[ \t=-]+v?(\d+\.\d+(?:\.\d+)?)_(?:py[\d.]+_)?cuda\d", None),
         # cuDNN: Theano's own line, listings, library names, prose
         ("cuda.cudnn.version", r"Using cuDNN version (\d{4,6})\b", lambda m: _cudnn_number(m[1])),
         # the old back-end's start-up line (Theano <= 0.9 theano/sandbox/cuda/__init__.py: `Using
@@ -136,6 +139,11 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
         # mxnet's CUDA wheels (mxnet-cu90 ... mxnet-cu112: the CUDA their runtime is of)
         ("cuda.nvrtc.version", rf"\bpytorch-cuda{SEP}(\d+\.\d+)", None),
         ("cuda.nvrtc.version", r"\bCUDA used to build PyTorch:\s*(\d+\.\d+)", None),
+        (
+            "cuda.nvrtc.version",
+            r"\b(?:py)?torch[ \t=-]+v?\d+\.\d+(?:\.\d+)?[ \t_]+(?:py[\d.]+_)?cuda(\d+\.\d+)",
+            None,
+        ),
         ("cuda.nvrtc.version", r"\bmxnet-cu(\d{2,3})\b", _cu_tag),
         # the CUDA whose nvcc compiles: its --version line, its own version, its install folder,
         # prose ("CUDA 8.0", "cuda-7.5"; nvidia-smi's "CUDA Version:" is the driver's, below)
@@ -221,15 +229,17 @@ NOT_INSTALLED_BEFORE = re.compile(
     r"until|up to|upgrade to|downgrade to|>=?|<=?|~=|!=)\s*(?:in\s+|to\s+|from\s+)?\S*\s*$",
     re.I,
 )
+# ... and a version a solver refused (libmamba's tree: `theano 1.0.4** is not installable because
+# it requires`, mamba-org/mamba libmamba/src/solver/problems_graph.cpp:1443)
 NOT_INSTALLED_AFTER = re.compile(
-    r"^\S*\s*(?:or (?:higher|later|newer|above)|and (?:above|up|later)|\+(?!cu))", re.I
+    r"^\S*\s*(?:or (?:higher|later|newer|above)|and (?:above|up|later)|\+(?!cu)|is not installable\b)", re.I
 )
 
 
 def _installed(text: str, m: re.Match[str]) -> bool:
     before = text[max(0, m.start() - 24) : m.start()]
     return not NOT_INSTALLED_BEFORE.search(before) and not NOT_INSTALLED_AFTER.search(
-        text[m.end() : m.end() + 16]
+        text[m.end() : m.end() + 24]
     )
 
 
@@ -480,8 +490,8 @@ def container_without_gpu(text: str) -> str | None:
 # installation ... supports CUDA capabilities sm_37 sm_50 sm_60 sm_70 sm_75" (corpus
 # b/qa_rtx3090-sm86-cu102-no-kernel_83.txt)
 TORCH_FIRST_CUDA11 = (1, 7)
-# ... judged from a paste only where it says the GPU failed (a pip or import error beside the
-# same versions is another cause)
+# ... judged from a paste only where it says the GPU failed, or where nothing failed at all (a pip
+# or import error beside the same versions is another cause)
 CUDA_FAILED_RE = re.compile(
     r"CUDA error|no kernel image|not compatible with the current PyTorch|CUDNN_STATUS_\w+|"
     r"CUBLAS_STATUS_\w+|cuda runtime error|CUDA (?:capability|kernel)|invalid device function",
@@ -489,19 +499,52 @@ CUDA_FAILED_RE = re.compile(
 )
 
 
+# ... or the build's own CUDA where the paste names it: a wheel's `+cu102`, conda's build string
+# (`pytorch 1.4.0 py3.7_cuda10.1.243_cudnn7.6.3_0`, `0.4.1_cuda9.2`), collect_env's `CUDA used
+# to build PyTorch: 10.2`: a build for CUDA 10.x or older makes no code for cc >= 8.0 whatever its
+# PyTorch release (1.7.1+cu101 and 1.8.0+cu102 were published beside their CUDA 11 builds)
+TORCH_BUILD_CUDA_RE = re.compile(
+    r"\b(?:py)?torch(?:[=-]=?| v?)\d+\.\d+(?:\.\d+)?(?:\.dev\d+)?\+cu(?P<tag>\d{2,3})\b"
+    r"|\b(?:py)?torch[ \t=-]+v?\d+\.\d+(?:\.\d+)?[ \t_]+(?:py[\d.]+_)?cuda(?P<build>\d+\.\d+)"
+    r"|\bCUDA used to build PyTorch:\s*(?P<collect>\d+\.\d+)",
+    re.I,
+)
+
+
+# ... or where nothing else failed: the paste only states the build and the GPU ("torch==1.7.1+cu101
+# is too low for my RTX 3090")
+ANY_ERROR_RE = re.compile(r"Error\b|error:|Exception\b|Traceback|\bfailed\b", re.I)
+
+
+def torch_build_cuda(text: str) -> str | None:
+    """The CUDA the stated PyTorch build is for, when the paste names one (and only one)."""
+    found = set()
+    for m in TORCH_BUILD_CUDA_RE.finditer(text):
+        if m.group("tag"):
+            found.add(f"{m.group('tag')[:-1]}.{m.group('tag')[-1]}")
+        else:
+            found.add(m.group("build") or m.group("collect"))
+    return found.pop() if len(found) == 1 else None
+
+
 def torch_build_predates_gpu(facts: dict[str, Any], text: str) -> str | None:
-    """A stated PyTorch every build of which predates the stated GPU's architecture (a paste's
+    """A stated PyTorch build for a CUDA that predates the stated GPU's architecture (a paste's
     rule: the probe does not import torch)."""
     torch = lookup(facts, "imports.torch.version")
     cc, name, _ = gpu_fit.gpu_of(facts)
-    if not isinstance(torch, str) or not cc or not CUDA_FAILED_RE.search(text):
+    if not cc or not (CUDA_FAILED_RE.search(text) or not ANY_ERROR_RE.search(text)):
         return None
-    if version_key(torch)[:2] >= TORCH_FIRST_CUDA11 or gpu_envs.arch_of(cc) < 80:  # "1.7" is 1.7.0
-        return None
-    return (
-        f"PyTorch {torch}: every build is for CUDA 10.2 or older, which makes no code for "
-        f"{name or 'this GPU'} (cc {cc}); CUDA 11 builds start at PyTorch 1.7.0"
-    )
+    gpu = f"{name or 'this GPU'} (cc {cc})"
+    build = torch_build_cuda(text)
+    archs = gpu_fit.nvrtc_archs({"version": build}) if build and version_key(build)[:2] < (11, 0) else ()
+    if archs and max(archs) < gpu_envs.arch_of(cc):
+        return f"this PyTorch build is for CUDA {build}, making code up to sm_{max(archs)}, not for {gpu}"
+    if isinstance(torch, str) and version_key(torch)[:2] < TORCH_FIRST_CUDA11 and gpu_envs.arch_of(cc) >= 80:
+        return (
+            f"PyTorch {torch}: every build is for CUDA 10.2 or older, which makes no code for "
+            f"{gpu}; CUDA 11 builds start at PyTorch 1.7.0"
+        )
+    return None
 
 
 # PyMC3's own check of the Theano it imported (pymc3 3.11.2 pymc3/__init__.py:34-41 and 3.11.5
@@ -624,6 +667,11 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     if no_wheel:
         derived["no_wheel_for_python"] = no_wheel
     derived.update(gpu_fit.derive_gpu(facts))
+    nvrtc_line = (facts.get("log_sources") or {}).get("cuda.nvrtc.version", "")
+    if predates and TORCH_BUILD_CUDA_RE.search(nvrtc_line):
+        # the CUDA those rules judge is the PyTorch build's: its missing kernels fail first
+        for judged_on_it in ("nvrtc_arch", "old_cuda_new_gpu"):
+            derived.pop(judged_on_it, None)
     facts["derived"] = derived
     return derived
 
