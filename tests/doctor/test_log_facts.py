@@ -860,6 +860,17 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "available! We can't compile c code.\n",
             "gxx_missing",
         ),
+        # Aesara 2.9's wordings: its g++ warning, its compiledir under %LOCALAPPDATA%\Aesara
+        (
+            "WARNING (aesara.configdefaults): g++ not detected!  Aesara will be unable to compile "
+            "C-implementations and will default to Python. Performance may be severely degraded.\n",
+            "gxx_missing",
+        ),
+        (
+            "g++: error: C:\\Users\\José Pérez\\AppData\\Local\\Aesara\\compiledir_Windows-10\\"
+            "lazylinker_ext\\mod.cpp: No such file or directory\n",
+            "path_spaces_nonascii",
+        ),
         # cudaMalloc's failure said in prose
         ("when I increase the batch size from 192 to 256, cuda malloc error occurs\n", "gpu_out_of_memory"),
         # a conda before 4.6 asking the retired pkgs/pro among its default channels
