@@ -213,9 +213,9 @@ def test_a_library_the_wheel_does_not_ship(tmp_path: Path, soname: str) -> None:
     assert first_id(out) == "runtime_dll_beside_wheel"
 
 
-def cuda_runtime_words(error: str) -> tuple[int, str]:
-    """(number, message) of a cudaError_t as the real libcudart names it (cudaGetErrorString
-    needs no driver); its number read from the same toolkit's driver_types.h."""
+def cudart() -> tuple[ctypes.CDLL, str]:
+    """The real libcudart of $CUDA_HOME or /usr/local/cuda (its error names and strings need no
+    driver), and the same toolkit's driver_types.h."""
     roots = [Path(r) for r in (os.environ.get("CUDA_HOME"), "/usr/local/cuda") if r]
     found = [
         (lib, root / "include" / "driver_types.h")
@@ -225,13 +225,44 @@ def cuda_runtime_words(error: str) -> tuple[int, str]:
     ]
     if not found:
         pytest.skip("needs a CUDA toolkit (libcudart.so and driver_types.h) in $CUDA_HOME or /usr/local/cuda")
-    cudart = ctypes.CDLL(str(found[0][0]))
-    cudart.cudaGetErrorString.restype = ctypes.c_char_p
-    cudart.cudaGetErrorName.restype = ctypes.c_char_p
-    header = found[0][1].read_text(encoding="utf-8")
+    library = ctypes.CDLL(str(found[0][0]))
+    library.cudaGetErrorString.restype = ctypes.c_char_p
+    library.cudaGetErrorName.restype = ctypes.c_char_p
+    return library, found[0][1].read_text(encoding="utf-8")
+
+
+def cuda_runtime_words(error: str) -> tuple[int, str]:
+    """(number, message) of a cudaError_t as the real libcudart names it (cudaGetErrorString
+    needs no driver); its number read from the same toolkit's driver_types.h."""
+    library, header = cudart()
     code = int(re.search(rf"{error}\s*=\s*(\d+)", header).group(1))
-    assert cudart.cudaGetErrorName(code) == error.encode()
-    return code, cudart.cudaGetErrorString(code).decode()
+    assert library.cudaGetErrorName(code) == error.encode()
+    return code, library.cudaGetErrorString(code).decode()
+
+
+def test_the_cuda_runtime_without_any_nvidia_driver_says_the_driver_is_too_old() -> None:
+    """On a machine with no NVIDIA driver (this one) the real runtime answers cudaGetDeviceCount
+    with cudaErrorInsufficientDriver and cudaDriverGetVersion with 0: pasted beside a machine
+    whose only GPU is Intel's or AMD's, the cause is no NVIDIA GPU, not an old driver."""
+    library, _ = cudart()
+    version = ctypes.c_int(-1)
+    library.cudaDriverGetVersion(ctypes.byref(version))
+    if version.value != 0:
+        pytest.skip(f"an NVIDIA driver is here (CUDA {version.value}): run it on a machine without one")
+    count = ctypes.c_int(-1)
+    code = library.cudaGetDeviceCount(ctypes.byref(count))
+    assert library.cudaGetErrorName(code) == b"cudaErrorInsufficientDriver"
+    message = library.cudaGetErrorString(code).decode()
+    printed = f"RuntimeError: CUDA error: {message}\n"
+
+    def first_of_paste(text: str) -> str:  # the paste's facts judged too (log_facts)
+        return diagnose_log(text)[0].id
+
+    assert first_of_paste(f"{printed}My laptop has Intel(R) Iris Xe Graphics only.\n") == "no_nvidia_gpu"
+    assert first_of_paste(f"{printed}I only have an integrated GPU (AMD Radeon Vega 8)\n") == "no_nvidia_gpu"
+    # an NVIDIA GPU named beside it: the driver may be there and old
+    assert first_of_paste(f"{printed}Intel UHD Graphics 630 and a GeForce GTX 1060\n") == "mx_driver"
+    assert first_of_paste(printed) == "mx_driver"
 
 
 def test_the_cuda_runtimes_words_for_a_failed_os_call() -> None:
@@ -637,6 +668,24 @@ def test_conda_on_a_driver_below_the_env_files_floor(
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0 and "__cuda" in out, out[-2000:]
     assert first_id(out) == "driver_below_env_floor", out[-2000:]
+
+
+def test_conda_info_without_a_driver_beside_a_cuda_build(conda_tools, tmp_path: Path) -> None:
+    """The real `conda info` on this machine, which has no NVIDIA driver: its virtual packages
+    have no __cuda, so a CUDA build of PyTorch asked beside it (conda-forge's depend on __cuda) is
+    the driver's cause even when the solver's own error was cut from the paste."""
+    env = {k: v for k, v in conda_tools.env(tmp_path).items() if k != "CONDA_OVERRIDE_CUDA"}
+    proc = subprocess.run(
+        [str(conda_tools.python), "-m", "conda", "info"], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    listing = re.search(r"virtual packages : [^\n]*(?:\n +__[^\n]*)*", proc.stdout)
+    assert listing and "__linux" in listing.group(0), proc.stdout
+    if "__cuda" in listing.group(0):
+        pytest.skip(f"an NVIDIA driver is here ({listing.group(0)}): run it on a machine without one")
+    asked = "$ mamba create -n ml -c conda-forge python=3.10 pytorch=*=cuda*\n"
+    assert diagnose_log(asked + proc.stdout)[0].id == "driver_below_env_floor"
+    assert not [f.id for f in diagnose_log(proc.stdout)]  # nothing asked: nothing to judge
 
 
 def test_a_program_on_path_that_hangs(tmp_path: Path) -> None:

@@ -79,6 +79,12 @@ from gpuforge.doctor.theano_api import api
             "AttributeError: 'TheanoConfigParser' object has no attribute 'scan'\n",
             "theano.config.scan is in Theano 0.7",
         ),
+        # Theano-PyMC 1.0.12's double-underscore config names (PyMC3 3.11's compiler flags)
+        (
+            "    current = theano.config.gcc__cxxflags\n"
+            "AttributeError: 'TheanoConfigParser' object has no attribute 'gcc__cxxflags'\n",
+            "theano.config.gcc__cxxflags is named so from Theano-PyMC 1.0.12 on",
+        ),
     ],
 )
 def test_a_name_a_later_release_added(paste, asked):

@@ -547,6 +547,58 @@ def torch_build_predates_gpu(facts: dict[str, Any], text: str) -> str | None:
     return None
 
 
+# The CUDA runtime on a machine with no NVIDIA driver at all says the driver is too old:
+# cudaErrorInsufficientDriver with cudaDriverGetVersion 0 (libcudart 13.0 on a driverless
+# machine, tests/doctor/test_catalog_repro.py; PyTorch's c10/cuda/CUDAFunctions.cpp
+# device_count_impl turns the same pair into "Found no NVIDIA driver on your system"). Where the
+# paste says the machine's only GPU is not NVIDIA's, and names no NVIDIA GPU nor nvidia-smi's
+# table, that is the cause.
+INSUFFICIENT_DRIVER_RE = re.compile(
+    r"CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver"
+)
+OTHER_GPU_RE = re.compile(
+    r"\b(?:integrated|onboard|on-board)\b[^\n]{0,40}\b(?:GPU|graphics)\b"
+    r"|\bIntel(?:\(R\))? (?:Iris|UHD|HD) Graphics|\bIris ?Xe\b|\bAMD Radeon\b"
+    r"|\bno (?:NVIDIA|dedicated|discrete) (?:GPU|graphics|card)"
+    r"|\b(?:don't|do not|doesn't|does not|dont) have (?:an? |any )?(?:NVIDIA|dedicated|discrete)"
+    r" (?:GPU|graphics|card)",
+    re.I,
+)
+NVIDIA_GPU_NAMED_RE = re.compile(r"\b(?:GeForce|Quadro|Tesla|RTX|GTX|TITAN)\b|Driver Version:", re.I)
+
+
+def no_nvidia_gpu_stated(text: str) -> str | None:
+    """The CUDA runtime's 'driver too old' on a machine the paste says has no NVIDIA GPU."""
+    other = OTHER_GPU_RE.search(text)
+    if not other or not INSUFFICIENT_DRIVER_RE.search(text) or NVIDIA_GPU_NAMED_RE.search(text):
+        return None
+    return f"{other.group(0)}: the CUDA runtime finds no NVIDIA driver and says it is too old"
+
+
+# `conda info` and `mamba info` list the machine's virtual packages (conda 26.7.1
+# conda/cli/main_info.py:373-376, "virtual packages : " and one `__name=version=build` a line);
+# __cuda is there only where the NVIDIA driver's library loads (conda/plugins/virtual_packages/
+# cuda.py: cuda_version() is None without it) or CONDA_OVERRIDE_CUDA sets it. conda-forge's CUDA
+# builds of PyTorch (build string cuda*, pytorch-gpu) depend on __cuda (pytorch-cpu-feedstock
+# recipe/meta.yaml: run `__cuda  # [cuda_compiler_version != "None"]`), so they cannot be solved
+# on such a machine: a paste whose listing lacks __cuda beside such a spec is that cause even when
+# its solver error was cut away.
+VIRTUAL_PACKAGES_RE = re.compile(r"virtual packages\s*:\s*(__\w+=[^\n]*(?:\n[ \t]+__\w+=[^\n]*)*)")
+CUDA_BUILD_SPEC_RE = re.compile(r"=\*?cuda\*|\bpytorch-gpu\b", re.I)
+
+
+def no_cuda_virtual_package(text: str) -> str | None:
+    """A Linux or Windows conda listing no __cuda beside a CUDA build asked for."""
+    listing = VIRTUAL_PACKAGES_RE.search(text)
+    spec = CUDA_BUILD_SPEC_RE.search(text)
+    if not listing or not spec or "__cuda" in listing.group(1):
+        return None
+    if not re.search(r"__(?:linux|win)\b", listing.group(1)):
+        return None
+    found = " ".join(listing.group(1).split())
+    return f"virtual packages: {found} (no __cuda: no NVIDIA driver seen), beside {spec.group(0)}"
+
+
 # PyMC3's own check of the Theano it imported (pymc3 3.11.2 pymc3/__init__.py:34-41 and 3.11.5
 # :62-78, below Theano-PyMC 1.1.2: "The installed Theano(-PyMC) version (%s) does not match the
 # PyMC3 requirements."; PyPI wheels pymc3-3.11.2-py3-none-any.whl sha256
@@ -654,6 +706,12 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     no_gpu = container_without_gpu(text)
     if no_gpu:
         derived["container_without_gpu"] = no_gpu
+    no_cuda = no_cuda_virtual_package(text)
+    if no_cuda:
+        derived["no_cuda_virtual_package"] = no_cuda
+    other_gpu = no_nvidia_gpu_stated(text)
+    if other_gpu:
+        derived["no_nvidia_gpu_stated"] = other_gpu
     both = pymc3_theano_beside_theano_pymc(text)
     if both:
         derived["two_theano_installs"] = both
