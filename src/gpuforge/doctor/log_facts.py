@@ -79,6 +79,10 @@ def _cu_tag(m: re.Match[str]) -> str:
     return f"{digits[:-1]}.{digits[-1]}"
 
 
+# conda's build string of a PyTorch build after its version: the CUDA it was built for
+# (`pytorch 0.4.1_cuda9.2_cudnn7.1.4`, `pytorch 1.4.0 py3.7_cuda10.1.243_cudnn7.6.3_0`)
+TORCH_BUILD_STRING = r"\b(?:py)?torch[ \t=-]+v?\d+\.\d+(?:\.\d+)?[ \t_]+(?:py[\d.]+_)?cuda(?P<build>\d+\.\d+)"
+
 # (fact path, pattern, value of the match): the first group unless a function says otherwise
 RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None], ...] = tuple(
     (path, re.compile(pattern, re.I | re.M), value)
@@ -139,11 +143,7 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
         # mxnet's CUDA wheels (mxnet-cu90 ... mxnet-cu112: the CUDA their runtime is of)
         ("cuda.nvrtc.version", rf"\bpytorch-cuda{SEP}(\d+\.\d+)", None),
         ("cuda.nvrtc.version", r"\bCUDA used to build PyTorch:\s*(\d+\.\d+)", None),
-        (
-            "cuda.nvrtc.version",
-            r"\b(?:py)?torch[ \t=-]+v?\d+\.\d+(?:\.\d+)?[ \t_]+(?:py[\d.]+_)?cuda(\d+\.\d+)",
-            None,
-        ),
+        ("cuda.nvrtc.version", TORCH_BUILD_STRING, None),
         ("cuda.nvrtc.version", r"\bmxnet-cu(\d{2,3})\b", _cu_tag),
         # the CUDA whose nvcc compiles: its --version line, its own version, its install folder,
         # prose ("CUDA 8.0", "cuda-7.5"; nvidia-smi's "CUDA Version:" is the driver's, below)
@@ -505,7 +505,7 @@ CUDA_FAILED_RE = re.compile(
 # PyTorch release (1.7.1+cu101 and 1.8.0+cu102 were published beside their CUDA 11 builds)
 TORCH_BUILD_CUDA_RE = re.compile(
     r"\b(?:py)?torch(?:[=-]=?| v?)\d+\.\d+(?:\.\d+)?(?:\.dev\d+)?\+cu(?P<tag>\d{2,3})\b"
-    r"|\b(?:py)?torch[ \t=-]+v?\d+\.\d+(?:\.\d+)?[ \t_]+(?:py[\d.]+_)?cuda(?P<build>\d+\.\d+)"
+    rf"|{TORCH_BUILD_STRING}"
     r"|\bCUDA used to build PyTorch:\s*(?P<collect>\d+\.\d+)",
     re.I,
 )
@@ -572,7 +572,8 @@ def no_nvidia_gpu_stated(text: str) -> str | None:
     other = OTHER_GPU_RE.search(text)
     if not other or not INSUFFICIENT_DRIVER_RE.search(text) or NVIDIA_GPU_NAMED_RE.search(text):
         return None
-    return f"{other.group(0)}: the CUDA runtime finds no NVIDIA driver and says it is too old"
+    said = _line_at(text, other.start())
+    return f"{said} (no NVIDIA GPU named): the CUDA runtime finds no NVIDIA driver and says it is too old"
 
 
 # `conda info` and `mamba info` list the machine's virtual packages (conda 26.7.1
