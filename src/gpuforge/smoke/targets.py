@@ -469,14 +469,15 @@ def ensure_env(
 
 
 def env_ready(root: Path, python: Path) -> bool:
-    """Made to the end (the ready mark), with its interpreter and (a venv) its pyvenv.cfg."""
+    """Made to the end (the ready mark), with its interpreter and (a venv) its pyvenv.cfg and
+    its own pip (a venv made without one by an older gpuforge is made again)."""
     if not ((root / READY_MARK).is_file() and python.is_file()):
         return False
     if python.suffix == ".exe":  # the windows target: its own Wine prefix is its Windows home
         return (root / "wineprefix").is_dir()
-    return (root / "pyvenv.cfg").is_file() or not (
-        root / "bin" / "activate"
-    ).exists()  # a conda prefix has no pyvenv.cfg
+    if (root / "pyvenv.cfg").is_file():
+        return (root / "bin" / "pip").is_file()
+    return not (root / "bin" / "activate").exists()  # a conda prefix has no pyvenv.cfg
 
 
 def _usable_folder(folder: Path) -> None:
@@ -499,6 +500,18 @@ def _usable_folder(folder: Path) -> None:
         ) from None
 
 
+# pip from the wheels ensurepip carries (Debian moves them to sysconfig's WHEEL_PKG_DIR), into
+# the running venv even where the interpreter's own site-packages already has that pip
+PIP_INTO_VENV = (
+    "import ensurepip, os, runpy, sys, sysconfig; "
+    "wheels = sysconfig.get_config_var('WHEEL_PKG_DIR') or "
+    "os.path.join(os.path.dirname(ensurepip.__file__), '_bundled'); "
+    "sys.argv = ['pip', 'install', '-q', '--disable-pip-version-check', '--ignore-installed', "
+    "'--no-index', '--find-links', wheels, 'pip']; "
+    "runpy.run_module('pip', run_name='__main__')"
+)
+
+
 def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None:
     base = (
         pyenv_python(target.python.split(":", 1)[1]) if target.python.startswith("pyenv:") else target.python
@@ -515,6 +528,13 @@ def _create_venv(target: Target, root: Path, say: Callable[[str], None]) -> None
     _run(
         [str(root / "bin" / "python"), "-m", "ensurepip", "--upgrade", "--default-pip"], say, disk=root.parent
     )
+    if not (root / "bin" / "pip").is_file():
+        # a --system-site-packages venv of an interpreter that has pip already (Debian's
+        # python3-pip): ensurepip finds it "already satisfied" and writes no pip here, so `pip`
+        # on PATH would be another environment's (the doctor's env_mismatch). The wheels
+        # ensurepip installs from, installed here regardless.
+        say("ensurepip left no pip in the venv (the interpreter has its own): installing it there")
+        _run([str(root / "bin" / "python"), "-c", PIP_INTO_VENV], say, disk=root.parent)
     if target.pip:
         say(f"pip install {' '.join(target.pip)}")
         _run(
