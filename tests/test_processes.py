@@ -17,16 +17,18 @@ linux_only = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc (Li
 
 @linux_only
 def test_a_hang_names_what_the_child_waited_on_and_ends_its_group():
-    script = "sleep 300 & wait"  # the child (bash) waits on the program that hangs
+    # the child (bash) waits on the program that hangs; an odd duration, so that no other
+    # `sleep` on the machine (a shell's `sleep 300` beside the tests) is taken for a leftover
+    hang = "sleep 307.25"
     start = time.monotonic()
     with pytest.raises(processes.TimedOut) as caught:
-        processes.run(["bash", "-c", script], timeout=1, capture_output=True)
+        processes.run(["bash", "-c", f"{hang} & wait"], timeout=1, capture_output=True)
     assert time.monotonic() - start < 10
-    assert caught.value.waiting_on == ["sleep 300"]
+    assert caught.value.waiting_on == [hang]
     assert caught.value.line() == (
-        "sleep 300 (started by bash -c ...) did not finish in 1 s and was stopped with everything it started"
+        f"{hang} (started by bash -c ...) did not finish in 1 s and was stopped with everything it started"
     )
-    alive = subprocess.run(["pgrep", "-f", "^sleep 300$"], capture_output=True, text=True).stdout.split()
+    alive = subprocess.run(["pgrep", "-f", f"^{hang}$"], capture_output=True, text=True).stdout.split()
     assert alive == []
 
 
