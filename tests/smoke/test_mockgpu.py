@@ -133,3 +133,42 @@ def test_the_windows_mocks_are_pe_dlls():
             ["x86_64-w64-mingw32-objdump", "-p", str(folder / "nvcuda.dll")], capture_output=True, text=True
         ).stdout
         assert "cuGetExportTable" in out and "cuLinkAddData" in out
+
+
+def test_a_wine_that_started_nothing_is_run_once_more(tmp_path, monkeypatch):
+    """The windows harness prints from its first line on: a Wine run that printed nothing and
+    failed (a wineserver still shutting down) is run once more, and only once; a harness that
+    printed and failed is its result."""
+    import gpuforge.interpreters
+
+    mocks = tmp_path / "mocks"
+    mocks.mkdir()
+    for name in ("winloader.exe", "nvcuda.dll", *build.CUBLAS_DLLS):
+        (mocks / name).write_bytes(b"")
+    (tmp_path / "prefix" / "system.reg").parent.mkdir()
+    (tmp_path / "prefix" / "system.reg").write_text("")
+    monkeypatch.setattr(build, "windows_mocks", lambda cache_dir: mocks)
+    monkeypatch.setattr(nvidia, "windows_nvrtc", lambda *a, **k: mocks)
+    monkeypatch.setattr(cases, "_wine_prefix", lambda cache_dir, wine: tmp_path / "prefix")
+    runs = tmp_path / "runs"
+    fake_wine = tmp_path / "wine"
+    monkeypatch.setattr(gpuforge.interpreters, "WINE", fake_wine)
+    config = cases.Config("windows", "8.6", "11.8")
+    said: list[str] = []
+
+    def run(first_run: str) -> cases.Outcome:
+        runs.write_text("")
+        fake_wine.write_text(
+            f'#!/bin/sh\necho x >> "{runs}"\n'
+            f'if [ "$(wc -l < "{runs}")" -eq 1 ]; then {first_run}; fi\n'
+            'echo "winloader: loaded nvcuda.dll"\necho "RESULT ok"\n'
+        )
+        fake_wine.chmod(0o755)
+        return cases.run_windows(config, tmp_path / "work", tmp_path, said.append)
+
+    outcome = run("exit 1")  # Wine started nothing
+    assert outcome.status == "ok" and len(runs.read_text().split()) == 2
+    assert said == ["Wine started nothing (exit 1): running the harness once more"]
+    outcome = run('echo "winloader: loaded nvcuda.dll"; echo "RESULT fail no NVRTC"; exit 1')
+    assert outcome.status == "fail" and outcome.error.startswith("no NVRTC")
+    assert len(runs.read_text().split()) == 1  # the harness ran and failed: not run again

@@ -287,15 +287,21 @@ def run_windows(config: Config, work: Path, cache_dir: Path, say: Callable[[str]
         MOCK_LOG=windows_path(folder / "mock.log"),
         MOCK_PTX_DIR=windows_path(folder / "ptx"),
     )
-    proc = processes.run(
-        [str(WINE), str(folder / "winloader.exe")],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=folder,
-        timeout=300,
-        errors="replace",
-    )
+    for attempt in (1, 2):
+        proc = processes.run(
+            [str(WINE), str(folder / "winloader.exe")],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=folder,
+            timeout=300,
+            errors="replace",
+        )
+        # the harness prints from its first line on: a run that printed nothing failed to start
+        # under Wine (a wineserver of the previous case still shutting down), not in the harness
+        if proc.returncode == 0 or proc.stdout.strip() or attempt == 2:
+            break
+        say(f"Wine started nothing (exit {proc.returncode}): running the harness once more")
     lines = [ln.rstrip("\r") for ln in proc.stdout.splitlines()]
     result = next((ln for ln in reversed(lines) if ln.startswith("RESULT ")), None)
     found = (re.search(r'detect_arch "([^"]+)"', ln) for ln in lines)
