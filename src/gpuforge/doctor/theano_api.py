@@ -454,20 +454,18 @@ def _prose_keyword(text: str, names: list[tuple[str, set[str]]], facts: dict[str
     return None
 
 
-# Theano-PyMC 1.0.12 renamed theano.config's attributes with double underscores
-# (`gcc__cxxflags`, configdefaults.py; rel-1.1.0 configparser.py:160 "Dot-based sections were
-# removed. Use double underscores!"), a name no Theano release (to 1.0.5) has: code that asks
-# for one (PyMC3 3.11's __set_compiler_flags) needs a newer Theano(-PyMC) than the one imported
-DOUBLE_UNDERSCORE_CONFIG_RE = re.compile(r"'TheanoConfigParser' object has no attribute '(\w+?__\w+)'")
-
-
 def newer_theano_asked(text: str, facts: dict[str, Any]) -> str | None:
     """What the paste asks of a newer Theano, or None (nothing, or a Theano stated that new)."""
     if "theano" not in text.lower() and not re.search(r"\bT\.\w", text):
         return None
-    doubled = DOUBLE_UNDERSCORE_CONFIG_RE.search(text)
+    # Theano-PyMC 1.0.12 renamed theano.config's attributes with double underscores
+    # (`gcc__cxxflags`, configdefaults.py; rel-1.1.0 configparser.py:160 "Dot-based sections were
+    # removed. Use double underscores!"), names no Theano release (to 1.0.5) has: code asking for
+    # one (PyMC3 3.11's __set_compiler_flags) needs a newer Theano(-PyMC) than the one imported
+    asked_of_config = (m["config_attr"] for m in MISSING_RE.finditer(text) if m["config_attr"])
+    doubled = next((name for name in asked_of_config if "__" in name), None)
     if doubled:
-        return f"theano.config.{doubled[1]} is named so from Theano-PyMC 1.0.12 on (no Theano release has it)"
+        return f"theano.config.{doubled} is named so from Theano-PyMC 1.0.12 on (no Theano release has it)"
     hidden = _lasagne_layer_hidden(text, facts) or _keyword_added(text, facts)
     if hidden:
         return hidden
