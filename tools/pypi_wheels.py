@@ -23,7 +23,7 @@ from gpuforge.doctor.catalog import version_key
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import write_atomic
 
-PACKAGES = ("torch", "mxnet")
+PACKAGES = ("torch", "torchvision", "torchaudio", "mxnet")
 URL = "https://pypi.org/pypi/{}/json"
 OUT = Path(__file__).resolve().parents[1] / "src" / "gpuforge" / "data" / "pypi_wheels.json"
 TAG_RE = re.compile(r"-(cp\d+)-")

@@ -5,7 +5,7 @@ while parsing, before the rest of the file is read): nesting deeper than MAX_DEP
 more than MAX_NODES nodes counting every alias as the nodes it stands for (a
 "billion laughs" alias bomb stops after MAX_NODES, not after 2**30), and text longer
 than fileio's input limit. gpuforge's own YAML files nest 5 deep and hold a few
-hundred nodes (catalog.yaml, the largest, about 2,000).
+hundred nodes (catalog.yaml, the largest, about 5,000).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from gpuforge.errors import InputError
 from gpuforge.fileio import MAX_INPUT_BYTES, read_text
 
 MAX_DEPTH = 64
-MAX_NODES = 5_000
+MAX_NODES = 20_000
 # The tags plain YAML resolves to; any other (!!python/object:..., !custom) is refused.
 PLAIN_TAGS = {
     f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")

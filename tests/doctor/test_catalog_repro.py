@@ -24,6 +24,9 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
+    "theano080_mac_native_flags",
+    "torch_extension_other_torch",
+    "mkl_2024_ijit",
     "theano_before_python310",
     "theano_old_backend_removed",
     "gpu_out_of_memory",
@@ -213,6 +216,104 @@ def test_a_library_the_wheel_does_not_ship(tmp_path: Path, soname: str) -> None:
     assert first_id(out) == "runtime_dll_beside_wheel"
 
 
+def test_an_extension_built_against_another_torchs_symbols(tmp_path: Path) -> None:
+    """Real C++ extension modules built against declarations of PyTorch's namespaces (a c10
+    function, a const member of at::Tensor) that the loaded libraries do not define, as an
+    extension built for another torch release finds: Python's import fails with the loader's
+    `undefined symbol: _ZN3c10...` (the compiler's Itanium mangling). The same refusal from
+    torch's own libtorch_python.so is a broken torch install, not an extension's."""
+    gxx = tool("g++", "g++")
+    modules = {
+        "ext_c10": (
+            "namespace c10 { void removed_in_this_release(int); }\n"
+            'extern "C" void* PyInit_ext_c10() { c10::removed_in_this_release(1); return nullptr; }\n',
+            "_ZN3c1023removed_in_this_releaseEi",
+        ),
+        "ext_at": (
+            "namespace at { struct Tensor { long dim_of_another_release() const; }; }\n"
+            'extern "C" long PyInit_ext_at(const at::Tensor& t) { return t.dim_of_another_release(); }\n',
+            "_ZNK2at6Tensor22dim_of_another_releaseEv",
+        ),
+    }
+    for name, (source, symbol) in modules.items():
+        (tmp_path / f"{name}.cpp").write_text(source, encoding="utf-8")
+        run([gxx, "-shared", "-fPIC", "-o", f"{name}.so", f"{name}.cpp"], tmp_path)
+        out = run([sys.executable, "-c", f"import {name}"], tmp_path)
+        assert f"{name}.so: undefined symbol: {symbol}" in out, out
+        assert first_id(out) == "torch_extension_other_torch", out
+    own = out.replace("ext_at.so", "site-packages/torch/lib/libtorch_python.so")
+    assert first_id(own) != "torch_extension_other_torch", own
+
+
+def test_torchs_own_words_for_an_nvcc_of_another_cuda(tmp_path: Path) -> None:
+    """torch.utils.cpp_extension's CUDA_MISMATCH_MESSAGE, read from the real torch of gpu_smoke's
+    torch target: torch 2.13.0 raises it as RuntimeError(message, nvcc's, torch's), which prints
+    as a tuple; earlier releases formatted it. Both name extension_nvcc_not_torch_cuda."""
+    import ast
+
+    from gpuforge import locations
+
+    targets = locations.cache_dir() / "targets"
+    found = sorted(targets.glob("torch-*/lib/python*/site-packages/torch/utils/cpp_extension.py"))
+    if not found:
+        pytest.skip("needs gpu_smoke's torch target (a real torch): run `nox -s gpu_smoke`, then this test")
+    tree = ast.parse(found[-1].read_text(encoding="utf-8"))
+    [message] = [
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "CUDA_MISMATCH_MESSAGE"
+    ]
+    script = tmp_path / "raise.py"
+    script.write_text(f"raise RuntimeError({message!r}, '12.4', '11.8')\n", encoding="utf-8")
+    raised = run([sys.executable, str(script)], tmp_path)
+    assert "mismatches the version that was used to compile" in raised, raised
+    formatted = "RuntimeError:\n" + message.replace("%s", "{}").format("12.4", "11.8")
+    for printed in (raised, formatted):
+        assert first_id(printed) == "extension_nvcc_not_torch_cuda", printed
+
+
+def test_a_library_that_needs_mkl_2024_0s_itt_symbol(tmp_path: Path) -> None:
+    """A real shared library that takes iJIT_NotifyEvent from elsewhere (as a PyTorch linked
+    against MKL 2024.0's libmkl_core.so.2 does) loaded where nothing defines it (MKL 2024.1 and
+    later): the loader's own words name mkl_2024_ijit."""
+    gcc = tool("gcc", "gcc")
+    (tmp_path / "cpu.c").write_text(
+        "int iJIT_NotifyEvent(int, void*);\nint torch_cpu_init(void) { return iJIT_NotifyEvent(0, 0); }\n",
+        encoding="utf-8",
+    )
+    run([gcc, "-shared", "-fPIC", "-o", "libtorch_cpu.so", "cpu.c"], tmp_path)
+    out = run([sys.executable, "-c", "import ctypes; ctypes.CDLL('./libtorch_cpu.so')"], tmp_path)
+    assert "libtorch_cpu.so: undefined symbol: iJIT_NotifyEvent" in out, out
+    assert first_id(out) == "mkl_2024_ijit", out
+
+
+def test_clangs_own_refusal_of_the_native_flags_old_theano_copied(tmp_path: Path) -> None:
+    """Theano 0.6 to 0.8.0 copied the `-target-feature +x` flags of `clang -march=native -E -v -`
+    (clang's compiler proper's options) onto its compile line; the real clang driver refuses them
+    as Theano 0.8.0's compile_str reports it (rel-0.8.0 cmodule.py: `Compilation failed (return
+    status=%s): %s` with the output's newlines as '. '). A Theano of 0.8.1 or later stated beside
+    it means an older copy is the one imported."""
+    clang = tool("clang", "clang")
+    cc1 = run([clang, "-march=native", "-E", "-v", "-"], tmp_path, input="")
+    features = re.findall(r"-target-feature [+-][\w.]+", cc1)
+    if not features:
+        pytest.skip(f"this clang shows no -target-feature for -march=native: {cc1[-300:]}")
+    (tmp_path / "mod.cpp").write_text("int f() { return 0; }\n", encoding="utf-8")
+    proc = subprocess.run(
+        [clang, *" ".join(features[:3]).split(), "-c", "mod.cpp"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert "unknown argument: '-target-feature'" in proc.stderr, proc.stderr
+    printed = f"Exception: Compilation failed (return status={proc.returncode}): " + proc.stderr.replace(
+        "\n", ". "
+    )
+    assert first_id(printed) == "theano080_mac_native_flags", printed
+    assert first_id(proc.stderr) is None  # clang's words alone, nothing of Theano's
+    assert diagnose_log(f"I have Theano 0.9.0 installed\n{printed}")[0].id == "two_theano_installs"
+
+
 def cudart() -> tuple[ctypes.CDLL, str]:
     """The real libcudart of $CUDA_HOME or /usr/local/cuda (its error names and strings need no
     driver), and the same toolkit's driver_types.h."""
@@ -263,6 +364,23 @@ def test_the_cuda_runtime_without_any_nvidia_driver_says_the_driver_is_too_old()
     # an NVIDIA GPU named beside it: the driver may be there and old
     assert first_of_paste(f"{printed}Intel UHD Graphics 630 and a GeForce GTX 1060\n") == "mx_driver"
     assert first_of_paste(printed) == "mx_driver"
+
+
+def test_the_cuda_runtimes_words_for_a_driver_older_than_it_needs() -> None:
+    """cudaErrorCallRequiresNewerDriver and cudaErrorSystemDriverMismatch in the runtime's own
+    words, as PyTorch's cudaGetDeviceCount warning prints them: the driver is older than the
+    CUDA the build needs, or only part of it was upgraded. The runtime's words for a machine
+    without any GPU are not read so."""
+    for error in ("cudaErrorCallRequiresNewerDriver", "cudaErrorSystemDriverMismatch"):
+        code, message = cuda_runtime_words(error)
+        printed = (
+            "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run"
+            " some cuda functions before calling NumCudaDevices() that might have already set an error?"
+            f" Error {code}: {message}"
+        )
+        assert first_id(printed) == "mx_driver", printed
+    code, message = cuda_runtime_words("cudaErrorNoDevice")
+    assert first_id(f"RuntimeError: CUDA error: {message}") != "mx_driver", message
 
 
 def test_the_cuda_runtimes_words_for_a_failed_os_call() -> None:

@@ -351,6 +351,19 @@ def test_a_pin_older_than_every_build_pip_lists(paste, judged):
             "1.6.0)\nERROR: No matching distribution found for mxnet~=1.7\n",
             True,
         ),
+        # a torchvision pin whose wheels on PyPI are for other Pythons than the one stated
+        # (torchvision 0.8.2: cp36 to cp39)
+        (
+            "Python 3.10.4\nERROR: Could not find a version that satisfies the requirement "
+            "torchvision==0.8.2 (from versions: 0.12.0, 0.13.0)\n",
+            True,
+        ),
+        # ... on a Python it has wheels for, a torchvision release that never was
+        (
+            "Python 3.8.10\nERROR: Could not find a version that satisfies the requirement "
+            "torchvision==0.8.3 (from versions: 0.8.2, 0.9.0)\n",
+            False,
+        ),
         # ... a release that never was (a typo, one not out yet)
         (
             "ERROR: Could not find a version that satisfies the requirement torch==9.0"
@@ -366,8 +379,8 @@ def test_a_pin_older_than_every_build_pip_lists(paste, judged):
     ],
 )
 def test_a_release_without_a_wheel_for_the_stated_python(paste, judged):
-    """pip's words, PyPI's file lists of torch and mxnet (data/pypi_wheels.json) and the stated
-    Python."""
+    """pip's words, PyPI's file lists of torch, torchvision, torchaudio and mxnet
+    (data/pypi_wheels.json) and the stated Python."""
     assert_no_build_judged(paste, "no_wheel_for_python", judged)
 
 
@@ -391,6 +404,8 @@ def test_the_release_table_is_what_the_tool_writes(tmp_path):
                 "0.1.2": [],
             }
         },
+        "torchvision": {"releases": {"0.8.2": [{"filename": "torchvision-0.8.2-cp39-cp39-win_amd64.whl"}]}},
+        "torchaudio": {"releases": {}},
         "mxnet": {"releases": {"1.9.1": [{"filename": "mxnet-1.9.1-py3-none-manylinux2014_x86_64.whl"}]}},
     }
     args = []
@@ -408,8 +423,11 @@ def test_the_release_table_is_what_the_tool_writes(tmp_path):
         ("1.10.0", ["cp39"]),
     ]
     assert written["mxnet"]["python_tags"] == {"1.9.1": []}
+    assert written["torchvision"]["python_tags"] == {"0.8.2": ["cp39"]}
+    assert written["torchaudio"]["python_tags"] == {}
     stored = json.loads(locations.PYPI_WHEELS.read_text())
-    assert set(stored) == {"torch", "mxnet"} and all(len(p["sha256"]) == 64 for p in stored.values())
+    assert set(stored) == set(pypi_wheels.PACKAGES) == {"torch", "torchvision", "torchaudio", "mxnet"}
+    assert all(len(p["sha256"]) == 64 for p in stored.values())
 
 
 def test_the_release_tool_refuses_bad_input_in_one_line(tmp_path, capsys):

@@ -22,6 +22,10 @@ PROVEN_ON_REPORTS = {
     "dataloader_shm_exhausted",
     "dataloader_worker_died",
     "mmcv_ops_missing",
+    "wheel_not_for_this_python",
+    "torch_extension_other_torch",
+    "extension_nvcc_not_torch_cuda",
+    "mkl_2024_ijit",
 }
 
 

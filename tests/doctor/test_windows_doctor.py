@@ -222,6 +222,16 @@ def test_dll_load_failed_from_a_removed_dependent_dll_is_named(windows_env, tmp_
     assert "Could not find module" in proc.stderr and "torch_cpu.dll" in proc.stderr, proc.stderr[-2000:]
     log.write_text(proc.stderr)
     assert doctor_ids("--log", str(log))[0][0] == "dll_missing"
+    # the same failure where ZLUDA (CUDA on AMD GPUs) put its own DLLs in torch\lib: not a
+    # cause of NVIDIA's or Microsoft's, so the doctor names none
+    zluda = tmp_path / "ComfyUI-Zluda"
+    shutil.copytree(site, zluda / "venv")
+    dll = zluda / "venv" / "torch" / "lib" / "torch_cpu.dll"
+    load = f"import ctypes; ctypes.WinDLL({windows_path(dll)!r})"
+    proc = run_windows(windows_env.python, "-c", load)
+    assert "Could not find module" in proc.stderr and "ComfyUI-Zluda" in proc.stderr, proc.stderr[-2000:]
+    log.write_text(proc.stderr)
+    assert doctor_ids("--log", str(log))[0] == []
 
 
 def test_spaces_and_non_ascii_in_the_windows_user_folder_are_named(windows_env, tmp_path):

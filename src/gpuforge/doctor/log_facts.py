@@ -372,8 +372,8 @@ def _pypi_wheels() -> dict[str, Any]:
 
 
 def pypi_releases(package: str) -> dict[str, list[str]]:
-    """{release: the CPython tags of its wheels} of torch or mxnet on PyPI (data/pypi_wheels.json,
-    tools/pypi_wheels.py, read once); empty for another package."""
+    """{release: the CPython tags of its wheels} of torch, torchvision, torchaudio or mxnet on PyPI
+    (data/pypi_wheels.json, tools/pypi_wheels.py, read once); empty for another package."""
     return _pypi_wheels().get(package, {}).get("python_tags", {})
 
 
@@ -396,10 +396,10 @@ def _releases_with_no_build_here(name: str, spec: str, listed: str) -> list[str]
 
 def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
     """A pip failure that is a release with no build for the paste's Python: pip skipping the
-    release asked for by its Requires-Python; releases of torch or mxnet that satisfy the request
-    (PyPI's file lists) while pip lists others and none of them; a torch pin whose wheels are all
-    for other Pythons than the one stated; or nothing at all listed for a 64-bit Python (a 32-bit
-    one is win32's) while pip read the index."""
+    release asked for by its Requires-Python; releases of torch, torchvision, torchaudio or mxnet
+    that satisfy the request (PyPI's file lists) while pip lists others and none of them; a pin of
+    one whose wheels are all for other Pythons than the one stated; or nothing at all listed for a
+    64-bit Python (a 32-bit one is win32's) while pip read the index."""
     for m in REQUIRES_PYTHON_SKIPPED_RE.finditer(text):
         skipped = re.findall(r"(\d+(?:\.\d+)*) Requires-Python", m["skipped"])
         if (m["want"] in skipped) or (not m["want"] and skipped and m["listed"].strip() == "none"):
@@ -414,11 +414,12 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
         if unlisted:
             span = unlisted[0] if len(unlisted) == 1 else f"{unlisted[0]} to {unlisted[-1]}"
             return f"{m['name']} {span} on PyPI, but pip lists only {listed[:60]} here"
-        if m["op"] == "==" and m["name"].lower() == "torch" and isinstance(python, str):
-            want = m["want"] if m["want"] in pypi_releases("torch") else f"{m['want']}.0"
-            tags = pypi_releases("torch").get(want)
+        releases = pypi_releases(m["name"].lower())
+        if m["op"] == "==" and releases and isinstance(python, str):
+            want = m["want"] if m["want"] in releases else f"{m['want']}.0"
+            tags = releases.get(want)  # mxnet's wheels are py2.py3: no CPython tag to judge
             if tags and f"cp{python.replace('.', '')}" not in tags:
-                return f"torch {want}'s wheels are for {', '.join(tags)}: none for Python {python}"
+                return f"{m['name']} {want}'s wheels are for {', '.join(tags)}: none for Python {python}"
         if nothing and not PIP_UNREACHABLE_RE.search(text):
             if bits == 64:
                 return f"pip lists no {m['name']} build at all for this 64-bit Python {python or ''}".rstrip()
@@ -446,6 +447,32 @@ ENV_OF_PATH_RE = re.compile(r"[/\\]envs[/\\]([^/\\\s\"']+)[/\\]")
 SITE_PACKAGES_RE = re.compile(
     r"[/\\]envs[/\\]([^/\\\s\"']+)[/\\](?:lib[/\\](?:python[\d.]+[/\\])?)?[Ss]ite-packages[/\\]"
 )
+
+
+# clang's driver refusing the cc1 flags Theano 0.6 to 0.8.0 copied from `clang -march=native -E -v -`
+# on macOS; from rel-0.8.1 Theano keeps only -target-cpu there (cmodule.py:1951-1956, commit
+# 5f0c6916f "Only use -target-cpu as native flag on mac.")
+CLANG_TARGET_FEATURE_RE = re.compile(
+    r"unknown argument: '-target-feature'|no such file or directory: '\+[a-z][\w.]*'"
+)
+
+
+def theano_080_flags_beside_a_newer_theano(facts: dict[str, Any], text: str) -> str | None:
+    """The macOS compile flags of Theano 0.8.0 or older refused while the paste states a Theano of
+    0.8.1 or later: no such release passes them, so an old copy is the one imported."""
+    version = lookup(facts, "imports.theano.version")
+    if not CLANG_TARGET_FEATURE_RE.search(text) or not isinstance(version, str):
+        return None
+    try:
+        newer = Version(version) >= Version("0.8.1")
+    except InvalidVersion:
+        return None
+    if newer:
+        return (
+            f"Theano {version} stated, while the compile line is of Theano 0.8.0 or older"
+            " (clang refuses -target-feature)"
+        )
+    return None
 
 
 def cxx_of_another_env(text: str) -> str | None:
@@ -713,7 +740,7 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     other_gpu = no_nvidia_gpu_stated(text)
     if other_gpu:
         derived["no_nvidia_gpu_stated"] = other_gpu
-    both = pymc3_theano_beside_theano_pymc(text)
+    both = pymc3_theano_beside_theano_pymc(text) or theano_080_flags_beside_a_newer_theano(facts, text)
     if both:
         derived["two_theano_installs"] = both
     below = driver_below_runtime(facts, text)
