@@ -26,6 +26,7 @@ PROVEN_ON_REPORTS = {
     "torch_extension_other_torch",
     "extension_nvcc_not_torch_cuda",
     "mkl_2024_ijit",
+    "keras_backend_not_theano",
 }
 
 
