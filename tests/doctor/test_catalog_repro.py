@@ -367,11 +367,16 @@ def test_the_cuda_runtime_without_any_nvidia_driver_says_the_driver_is_too_old()
 
 
 def test_the_cuda_runtimes_words_for_a_driver_older_than_it_needs() -> None:
-    """cudaErrorCallRequiresNewerDriver and cudaErrorSystemDriverMismatch in the runtime's own
-    words, as PyTorch's cudaGetDeviceCount warning prints them: the driver is older than the
-    CUDA the build needs, or only part of it was upgraded. The runtime's words for a machine
-    without any GPU are not read so."""
-    for error in ("cudaErrorCallRequiresNewerDriver", "cudaErrorSystemDriverMismatch"):
+    """cudaErrorCallRequiresNewerDriver, cudaErrorSystemDriverMismatch and
+    cudaErrorCompatNotSupportedOnDevice in the runtime's own words, as PyTorch's
+    cudaGetDeviceCount warning prints them: the driver is older than the CUDA the build needs
+    (forward compatibility tried in its place), or only part of it was upgraded. The runtime's
+    words for a machine without any GPU are not read so."""
+    for error in (
+        "cudaErrorCallRequiresNewerDriver",
+        "cudaErrorSystemDriverMismatch",
+        "cudaErrorCompatNotSupportedOnDevice",
+    ):
         code, message = cuda_runtime_words(error)
         printed = (
             "UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount(). Did you run"

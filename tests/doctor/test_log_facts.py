@@ -738,6 +738,12 @@ def test_a_gcc_newer_than_its_cudas_nvcc_accepts(paste, judged):
         ),
         # a runtime image is right for a prebuilt wheel that needs no compiler
         ("FROM nvidia/cuda:10.0-base\n>>> torch.cuda.is_available()\nFalse\n", None),
+        # ... and docker's (nerdctl's) `--gpus device=GPU-<uuid>` names a GPU, not Theano's device
+        (
+            "nerdctl run -it --rm --gpus capabilities=utility,device=GPU-3a23c669-1f69-c64e-cf85-44e9b07e7a2a"
+            " nvidia/cuda:9.0-base nvidia-smi\ntorch.cuda.is_available() returns False\n",
+            None,
+        ),
     ],
 )
 def test_nvidias_images_without_the_toolkit(paste, named):
@@ -1105,13 +1111,14 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "I pulled the official docker image, and torch.cuda.is_available() = False.\n",
             "no_nvidia_gpu",
         ),
-        # ... not where the container was given the GPU, or a CUDA error says more
+        # ... not where the container was given the GPU, or a CUDA error says more (804: the
+        # forward-compatibility libraries standing in for a driver older than the CUDA)
         ("docker run --gpus all img python -c 'import torch'\ntorch.cuda.is_available() False\n", None),
         (
             "in the container: UserWarning: CUDA initialization: Unexpected error from cudaGetDeviceCount()."
             " Error 804: forward compatibility was attempted on non supported HW\n"
             "torch.cuda.is_available() False\n",
-            None,
+            "mx_driver",
         ),
         # host_config.h's refusal of the gcc, its prefix cut or the sentence restated
         (

@@ -187,7 +187,10 @@ DNN_FAILED_RE = re.compile(
 # the old back-end (Theano <= 0.9's theano.sandbox.cuda): its device setting, or its own
 # start-up line, which only a Theano that still has it prints
 OLD_BACKEND_RAN_RE = re.compile(r"Using gpu device \d+: ")
-OLD_DEVICE_RE = re.compile(rf"(?:^|[\s,='\"])device\s*=\s*gpu\d*\b|{OLD_BACKEND_RAN_RE.pattern}", re.I | re.M)
+# (not docker's or nerdctl's `--gpus device=GPU-<uuid>`, which names a GPU by its UUID)
+OLD_DEVICE_RE = re.compile(
+    rf"(?:^|[\s,='\"])device\s*=\s*gpu\d*\b(?!-)|{OLD_BACKEND_RAN_RE.pattern}", re.I | re.M
+)
 # nvcc compiled and failed: its own words, Theano's old back-end compiling with it (its device,
 # its cuda_ndarray.cu, its ERROR line), or nvcc named beside a failure in prose
 NVCC_FAILED_RE = re.compile(
