@@ -33,6 +33,7 @@ from gpuforge.doctor.catalog import (
     confirmed_by_facts,
     diagnose_facts,
     diagnose_text,
+    entry,
     explained_last,
     lookup,
     version_key,
@@ -452,19 +453,14 @@ SITE_PACKAGES_RE = re.compile(
 )
 
 
-# clang's driver refusing the cc1 flags Theano 0.6 to 0.8.0 copied from `clang -march=native -E -v -`
-# on macOS; from rel-0.8.1 Theano keeps only -target-cpu there (cmodule.py:1951-1956, commit
-# 5f0c6916f "Only use -target-cpu as native flag on mac.")
-CLANG_TARGET_FEATURE_RE = re.compile(
-    r"unknown argument: '-target-feature'|no such file or directory: '\+[a-z][\w.]*'"
-)
-
-
 def theano_080_flags_beside_a_newer_theano(facts: dict[str, Any], text: str) -> str | None:
-    """The macOS compile flags of Theano 0.8.0 or older refused while the paste states a Theano of
-    0.8.1 or later: no such release passes them, so an old copy is the one imported."""
+    """The macOS compile flags of Theano 0.8.0 or older refused (clang's words, as the
+    theano080_mac_native_flags entry matches them) while the paste states a Theano of 0.8.1 or
+    later: no such release passes them (rel-0.8.1 keeps only -target-cpu on macOS), so an old copy
+    is the one imported."""
+    refused = entry("theano080_mac_native_flags").all_groups[0][0]
     version = lookup(facts, "imports.theano.version")
-    if not CLANG_TARGET_FEATURE_RE.search(text) or not isinstance(version, str):
+    if not refused.search(text) or not isinstance(version, str):
         return None
     try:
         newer = Version(version) >= Version("0.8.1")
