@@ -246,18 +246,21 @@ def test_an_extension_built_against_another_torchs_symbols(tmp_path: Path) -> No
 
 
 def test_torchs_own_words_for_an_nvcc_of_another_cuda(tmp_path: Path) -> None:
-    """torch.utils.cpp_extension's CUDA_MISMATCH_MESSAGE, read from the real torch of gpu_smoke's
-    torch target: torch 2.13.0 raises it as RuntimeError(message, nvcc's, torch's), which prints
-    as a tuple; earlier releases formatted it. Both name extension_nvcc_not_torch_cuda."""
+    """torch.utils.cpp_extension's CUDA_MISMATCH_MESSAGE, read from the real torch wheel the torch
+    target installs (PIP_FIND_LINKS): torch 2.13.0 raises it as RuntimeError(message, nvcc's,
+    torch's), which prints as a tuple; earlier releases formatted it. Both name
+    extension_nvcc_not_torch_cuda."""
     import ast
+    import zipfile
 
-    from gpuforge import locations
+    from gpuforge.smoke import targets
 
-    targets = locations.cache_dir() / "targets"
-    found = sorted(targets.glob("torch-*/lib/python*/site-packages/torch/utils/cpp_extension.py"))
-    if not found:
-        pytest.skip("needs gpu_smoke's torch target (a real torch): run `nox -s gpu_smoke`, then this test")
-    tree = ast.parse(found[-1].read_text(encoding="utf-8"))
+    wheels = targets.local_wheels(targets.TORCH_WHEEL)
+    if not wheels:
+        pytest.skip(targets.NEEDS["torch-wheel"][1])
+    with zipfile.ZipFile(wheels[-1]) as wheel:
+        source = wheel.read("torch/utils/cpp_extension.py").decode("utf-8")
+    tree = ast.parse(source)
     [message] = [
         ast.literal_eval(node.value)
         for node in tree.body

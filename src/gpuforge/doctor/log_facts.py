@@ -80,9 +80,11 @@ def _cu_tag(m: re.Match[str]) -> str:
     return f"{digits[:-1]}.{digits[-1]}"
 
 
-# conda's build string of a PyTorch build after its version: the CUDA it was built for
-# (`pytorch 0.4.1_cuda9.2_cudnn7.1.4`, `pytorch 1.4.0 py3.7_cuda10.1.243_cudnn7.6.3_0`)
-TORCH_BUILD_STRING = r"\b(?:py)?torch[ \t=-]+v?\d+\.\d+(?:\.\d+)?[ \t_]+(?:py[\d.]+_)?cuda(?P<build>\d+\.\d+)"
+# conda's build string of a PyTorch build after its version: the release and the CUDA it was
+# built for (`pytorch 0.4.1_cuda9.2_cudnn7.1.4`, `pytorch 1.4.0 py3.7_cuda10.1.243_cudnn7.6.3_0`)
+TORCH_BUILD_STRING = (
+    r"\b(?:py)?torch[ \t=-]+v?(?P<release>\d+\.\d+(?:\.\d+)?)[ \t_]+(?:py[\d.]+_)?cuda(?P<build>\d+\.\d+)"
+)
 
 # (fact path, pattern, value of the match): the first group unless a function says otherwise
 RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None], ...] = tuple(
@@ -115,7 +117,7 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
         ("imports.torch.version", rf"(?<!to build )\b(?:py)?torch{SEP}{V}{PRE}{END}", None),
         ("imports.torch.version", rf"\bPyTorch version:\s*{V}{END}", None),
         # ... and conda's build string after it (`pytorch 0.4.1_cuda9.2_cudnn7.1.4`)
-        ("imports.torch.version", r"\b(?:py)?torch[ \t=-]+v?(\d+\.\d+(?:\.\d+)?)_(?:py[\d.]+_)?cuda\d", None),
+        ("imports.torch.version", TORCH_BUILD_STRING, lambda m: m["release"]),
         # cuDNN: Theano's own line, listings, library names, prose
         ("cuda.cudnn.version", r"Using cuDNN version (\d{4,6})\b", lambda m: _cudnn_number(m[1])),
         # the old back-end's start-up line (Theano <= 0.9 theano/sandbox/cuda/__init__.py: `Using
@@ -144,7 +146,7 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
         # mxnet's CUDA wheels (mxnet-cu90 ... mxnet-cu112: the CUDA their runtime is of)
         ("cuda.nvrtc.version", rf"\bpytorch-cuda{SEP}(\d+\.\d+)", None),
         ("cuda.nvrtc.version", r"\bCUDA used to build PyTorch:\s*(\d+\.\d+)", None),
-        ("cuda.nvrtc.version", TORCH_BUILD_STRING, None),
+        ("cuda.nvrtc.version", TORCH_BUILD_STRING, lambda m: m["build"]),
         ("cuda.nvrtc.version", r"\bmxnet-cu(\d{2,3})\b", _cu_tag),
         # the CUDA whose nvcc compiles: its --version line, its own version, its install folder,
         # prose ("CUDA 8.0", "cuda-7.5"; nvidia-smi's "CUDA Version:" is the driver's, below)

@@ -213,10 +213,13 @@ def _nvidia_driver() -> bool:
     return True
 
 
-def _local_wheel(pattern: str) -> bool:
-    """Is a wheel matching ``pattern`` in pip's find-links folders (PIP_FIND_LINKS)?"""
+def local_wheels(pattern: str) -> list[Path]:
+    """The wheels matching ``pattern`` in pip's find-links folders (PIP_FIND_LINKS)."""
     folders = os.environ.get("PIP_FIND_LINKS", "").split()
-    return any(list(Path(f).glob(pattern)) for f in folders if Path(f).is_dir())
+    return sorted(w for f in folders if Path(f).is_dir() for w in Path(f).glob(pattern))
+
+
+TORCH_WHEEL = "torch-2.13.0+cpu-*.whl"  # the torch target's, from PIP_FIND_LINKS only
 
 
 def conda_tool() -> str | None:
@@ -246,7 +249,7 @@ NEEDS: dict[str, tuple[Callable[[], bool], str]] = {
         f"no OpenCL driver (/etc/OpenCL/vendors/*.icd): `{APT}` (pocl-opencl-icd)",
     ),
     "torch-wheel": (
-        lambda: _local_wheel("torch-2.13.0+cpu-*.whl"),
+        lambda: bool(local_wheels(TORCH_WHEEL)),
         "no local CPU wheel of torch 2.13.0 in $PIP_FIND_LINKS: `pip download "
         "torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu -d DIR`, "
         "then PIP_FIND_LINKS=DIR",
