@@ -7,6 +7,7 @@ tests/data/logs instead (test_doctor.py).
 
 from __future__ import annotations
 
+import ast
 import ctypes
 import json
 import os
@@ -24,6 +25,10 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
+    "libstdcxx_too_old",
+    "theano_recursion_limit",
+    "theano_gpu_pickle_on_cpu",
+    "torch_extension_no_cuda_home",
     "theano080_mac_native_flags",
     "torch_extension_other_torch",
     "mkl_2024_ijit",
@@ -245,12 +250,8 @@ def test_an_extension_built_against_another_torchs_symbols(tmp_path: Path) -> No
     assert first_id(own) != "torch_extension_other_torch", own
 
 
-def test_torchs_own_words_for_an_nvcc_of_another_cuda(tmp_path: Path) -> None:
-    """torch.utils.cpp_extension's CUDA_MISMATCH_MESSAGE, read from the real torch wheel the torch
-    target installs (PIP_FIND_LINKS): torch 2.13.0 raises it as RuntimeError(message, nvcc's,
-    torch's), which prints as a tuple; earlier releases formatted it. Both name
-    extension_nvcc_not_torch_cuda."""
-    import ast
+def torch_wheel_source(path: str) -> str:
+    """A file of the real torch wheel the torch target installs (PIP_FIND_LINKS)."""
     import zipfile
 
     from gpuforge.smoke import targets
@@ -259,7 +260,15 @@ def test_torchs_own_words_for_an_nvcc_of_another_cuda(tmp_path: Path) -> None:
     if not wheels:
         pytest.skip(targets.NEEDS["torch-wheel"][1])
     with zipfile.ZipFile(wheels[-1]) as wheel:
-        source = wheel.read("torch/utils/cpp_extension.py").decode("utf-8")
+        return wheel.read(path).decode("utf-8")
+
+
+def test_torchs_own_words_for_an_nvcc_of_another_cuda(tmp_path: Path) -> None:
+    """torch.utils.cpp_extension's CUDA_MISMATCH_MESSAGE, read from the real torch wheel the torch
+    target installs (PIP_FIND_LINKS): torch 2.13.0 raises it as RuntimeError(message, nvcc's,
+    torch's), which prints as a tuple; earlier releases formatted it. Both name
+    extension_nvcc_not_torch_cuda."""
+    source = torch_wheel_source("torch/utils/cpp_extension.py")
     tree = ast.parse(source)
     [message] = [
         ast.literal_eval(node.value)
@@ -273,6 +282,25 @@ def test_torchs_own_words_for_an_nvcc_of_another_cuda(tmp_path: Path) -> None:
     formatted = "RuntimeError:\n" + message.replace("%s", "{}").format("12.4", "11.8")
     for printed in (raised, formatted):
         assert first_id(printed) == "extension_nvcc_not_torch_cuda", printed
+
+
+def test_torchs_own_words_for_no_cuda_toolkit(tmp_path: Path) -> None:
+    """torch.utils.cpp_extension._join_cuda_home, the function itself from the real torch wheel,
+    run as torch runs it where it found no CUDA toolkit (its module-level CUDA_HOME is None)."""
+    source = torch_wheel_source("torch/utils/cpp_extension.py")
+    [function] = [
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef) and node.name == "_join_cuda_home"
+    ]
+    script = tmp_path / "build.py"
+    script.write_text(
+        f"import os\nCUDA_HOME = None\n{ast.get_source_segment(source, function)}\n_join_cuda_home('bin')\n",
+        encoding="utf-8",
+    )
+    out = run([sys.executable, str(script)], tmp_path)
+    assert "OSError: CUDA_HOME environment variable is not set." in out, out
+    assert first_id(out) == "torch_extension_no_cuda_home", out
 
 
 def test_a_library_that_needs_mkl_2024_0s_itt_symbol(tmp_path: Path) -> None:
@@ -679,19 +707,43 @@ def require_future_glibc(binary: Path, old: bytes, new: bytes) -> bool:
     return False
 
 
+def run_needing_a_future_version(
+    tmp_path: Path, compiler: str, source: str, need: bytes, future: bytes
+) -> str:
+    """Build ``source`` (prog.c or prog.cc) here, rewrite its need for the version ``need`` matches
+    into ``future``, as a build on a newer system has it, and run it: the real loader's words."""
+    suffix = ".cc" if compiler == "g++" else ".c"
+    (tmp_path / f"prog{suffix}").write_text(source, encoding="utf-8")
+    run([tool(compiler, compiler), "-o", "prog", f"prog{suffix}"], tmp_path)
+    found = re.search(need, (tmp_path / "prog").read_bytes())
+    if not found:
+        pytest.skip(f"{compiler} here links no version need matching {need.decode()} to rewrite")
+    assert require_future_glibc(tmp_path / "prog", found.group(0), future)
+    out = run([str(tmp_path / "prog")], tmp_path)
+    assert f"version `{future.decode()}' not found" in out, out
+    return out
+
+
 def test_glibc_older_than_the_binary_needs(tmp_path: Path) -> None:
     """A program that needs a glibc version newer than this machine's, as a binary built on a newer
     system does: the real loader refuses it."""
-    gcc = tool("gcc", "gcc")
-    (tmp_path / "prog.c").write_text("int main(void) { return 0; }\n", encoding="utf-8")
-    run([gcc, "-o", "prog", "prog.c"], tmp_path)
-    found = re.search(rb"GLIBC_2\.\d\d", (tmp_path / "prog").read_bytes())
-    if not found:
-        pytest.skip("gcc here links no GLIBC_2.NN version need to rewrite")
-    assert require_future_glibc(tmp_path / "prog", found.group(0), b"GLIBC_2.99")
-    out = run([str(tmp_path / "prog")], tmp_path)
-    assert "version `GLIBC_2.99' not found" in out, out
+    out = run_needing_a_future_version(
+        tmp_path, "gcc", "int main(void) { return 0; }\n", rb"GLIBC_2\.\d\d", b"GLIBC_2.99"
+    )
     assert first_id(out) == "glibc_too_old"
+
+
+def test_libstdcxx_older_than_the_library_needs(tmp_path: Path) -> None:
+    """A C++ program that needs a libstdc++ version newer than this machine's, as one built with a
+    newer GCC does: the real loader refuses it, and glibc's own refusal beside it comes first."""
+    source = (
+        "#include <string>\n#include <iostream>\n"
+        "int main(int argc, char**) { std::cout << std::string(argc, 'x') << std::endl; return 0; }\n"
+    )
+    out = run_needing_a_future_version(tmp_path, "g++", source, rb"GLIBCXX_3\.4\.\d\d", b"GLIBCXX_3.4.99")
+    assert first_id(out) == "libstdcxx_too_old"
+    glibc_too = out.replace("GLIBCXX_3.4.99", "GLIBC_2.99", 1).replace("libstdc++.so.6", "libc.so.6", 1)
+    assert first_id(glibc_too + out) == "glibc_too_old"
 
 
 def test_pygpu_imported_from_its_source_folder(tmp_path: Path) -> None:
@@ -1115,6 +1167,50 @@ def test_code_for_the_old_gpu_backend(theano_python, tmp_path: Path) -> None:
     # with nose, the stub's own message (its text from the same file)
     skipped = "unittest.case.SkipTest: You are importing theano.sandbox.cuda. This is the old GPU back-end"
     assert first_id(skipped + " and is removed from Theano.") == "theano_old_backend_removed"
+
+
+def test_a_theano_graph_deeper_than_the_recursion_limit(theano_python, tmp_path: Path) -> None:
+    """Real Theano 1.0.5 compiling a graph 400 ops deep under a recursion limit of 300 (a deep
+    model under the default 1000): Python's RecursionError from Theano's graph walk. Theano's
+    optimizer adds its own words to the same error: read from the installed toolbox.py."""
+    proc = run_in_theano(
+        theano_python,
+        tmp_path,
+        "import sys\nimport theano\nimport theano.tensor as T\nx = T.vector('x')\ny = x\n"
+        "for i in range(400):\n    y = T.tanh(y * 1.01 + 0.5)\nsys.setrecursionlimit(300)\n"
+        "theano.function([x], y)",
+    )
+    assert "RecursionError: maximum recursion depth exceeded" in proc.stderr, proc.stderr[-2000:]
+    assert first_id(proc.stderr) == "theano_recursion_limit"
+    toolbox = subprocess.run(
+        [theano_python, "-c", "import theano.gof.toolbox as t; print(open(t.__file__).read())"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": os.environ["PATH"], "HOME": str(tmp_path)},
+    ).stdout
+    pieces = re.search(r'e\.args \+= \(\s*((?:"[^"]*"\s*)+),\)', toolbox)
+    assert pieces, "Theano's toolbox.py no longer adds its words to a RecursionError"
+    added = "".join(re.findall(r'"([^"]*)"', pieces.group(1)))
+    printed = f"RuntimeError: ('maximum recursion depth exceeded while calling a Python object', '{added}')"
+    assert first_id(printed) == "theano_recursion_limit"
+    # Theano's words alone, where a paste keeps only its last line
+    assert first_id(f"RuntimeError: ('{added}',)") == "theano_recursion_limit"
+
+
+def test_a_gpu_array_unpickled_without_pygpu(theano_python, tmp_path: Path) -> None:
+    """Real Theano 1.0.5 without pygpu unpickling what a GpuArray pickles to (theano.gpuarray.type's
+    copyreg constructor, GpuArray_unpickler, with the array's values and context name)."""
+    proc = run_in_theano(
+        theano_python,
+        tmp_path,
+        "import pickle\nimport numpy\nimport theano.gpuarray.type as gpu_type\n\n"
+        "class Saved:\n    def __reduce__(self):\n"
+        "        return gpu_type.GpuArray_unpickler, (numpy.zeros(3, 'float32'), None)\n\n"
+        "pickle.loads(pickle.dumps(Saved()))",
+    )
+    assert "ImportError: pygpu not found. Cannot unpickle GpuArray" in proc.stderr, proc.stderr[-2000:]
+    assert first_id(proc.stderr) == "theano_gpu_pickle_on_cpu"
 
 
 @pytest.mark.slow
