@@ -25,6 +25,7 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
+    "env_file_exported_builds",
     "libstdcxx_too_old",
     "theano_recursion_limit",
     "theano_gpu_pickle_on_cpu",
@@ -744,6 +745,51 @@ def test_libstdcxx_older_than_the_library_needs(tmp_path: Path) -> None:
     assert first_id(out) == "libstdcxx_too_old"
     glibc_too = out.replace("GLIBCXX_3.4.99", "GLIBC_2.99", 1).replace("libstdc++.so.6", "libc.so.6", 1)
     assert first_id(glibc_too + out) == "glibc_too_old"
+    # a Python extension calling a std:: function this libstdc++ does not define (as one built by
+    # a newer GCC calls std::__throw_bad_array_new_length): the loader's undefined symbol
+    (tmp_path / "ext_std.cpp").write_text(
+        "namespace std { void __added_by_a_newer_gcc(); }\n"
+        'extern "C" void* PyInit_ext_std() { std::__added_by_a_newer_gcc(); return nullptr; }\n',
+        encoding="utf-8",
+    )
+    run([tool("g++", "g++"), "-shared", "-fPIC", "-o", "ext_std.so", "ext_std.cpp"], tmp_path)
+    imported = run([sys.executable, "-c", "import ext_std"], tmp_path)
+    assert "ext_std.so: undefined symbol: _ZSt22__added_by_a_newer_gccv" in imported, imported
+    assert first_id(imported) == "libstdcxx_too_old", imported
+
+
+def test_uv_refusing_a_wheel_for_a_newer_glibc(tmp_path: Path) -> None:
+    """The real uv resolving, for a manylinux_2_17 machine (glibc 2.17), a release whose only
+    wheel is manylinux_2_28 (torch 2.7's Linux wheels): its refusal and its hint name both tags."""
+    import zipfile
+
+    uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
+    if uv is None:
+        pytest.skip("needs uv: `pip install uv` (the [test] extra has it)")
+    links = tmp_path / "wheels"
+    links.mkdir()
+    dist_info = "demo-2.7.0.dist-info"
+    with zipfile.ZipFile(links / "demo-2.7.0-py3-none-manylinux_2_28_x86_64.whl", "w") as wheel:
+        wheel.writestr(f"{dist_info}/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 2.7.0\n")
+        wheel.writestr(
+            f"{dist_info}/WHEEL",
+            "Wheel-Version: 1.0\nRoot-Is-Purelib: false\nTag: py3-none-manylinux_2_28_x86_64\n",
+        )
+        wheel.writestr(f"{dist_info}/RECORD", "")
+    (tmp_path / "requirements.in").write_text("demo==2.7.0\n", encoding="utf-8")
+    proc = subprocess.run(
+        [uv, "pip", "compile", "requirements.in", "--python-platform", "x86_64-manylinux_2_17"]
+        + ["--python-version", "3.11", "--find-links", str(links), "--no-index", "--offline"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+        env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "UV_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    out = proc.stdout + proc.stderr
+    assert "has no wheels with a matching platform tag" in out, out
+    assert "manylinux_2_28_x86_64" in out, out
+    assert first_id(out) == "glibc_too_old", out
 
 
 def test_pygpu_imported_from_its_source_folder(tmp_path: Path) -> None:
@@ -785,6 +831,22 @@ def test_theanos_preallocate_warning_is_gpu_preallocate_oom() -> None:
     assert first_id(text + "\nRuntimeError: Error creating cudnn handle\n") == "gpu_preallocate_oom"
 
 
+def empty_channel(channel: Path) -> Path:
+    """A conda channel with an index for noarch and linux-64 and no package in it."""
+    for subdir in ("noarch", "linux-64"):
+        (channel / subdir).mkdir(parents=True)
+        empty = {"info": {"subdir": subdir}, "packages": {}, "packages.conda": {}}
+        (channel / subdir / "repodata.json").write_text(json.dumps(empty), encoding="utf-8")
+    return channel
+
+
+def rattler_alone(tmp_path: Path) -> dict[str, str]:
+    """conda's environment for a test: the rattler solver, no default channels, its own cache."""
+    condarc = tmp_path / "condarc.yml"
+    condarc.write_text("solver: rattler\nchannels: []\n", encoding="utf-8")
+    return dict(os.environ, CONDARC=str(condarc), CONDA_PKGS_DIRS=str(tmp_path / "pkgs"))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "make_channel, expected",
@@ -797,17 +859,9 @@ def test_conda_on_a_channel_nobody_publishes(
     conda_tools, tmp_path: Path, make_channel: bool, expected: str
 ) -> None:
     """The real conda on a gpuforge channel that was never built (no folder), or built empty."""
-    channel = tmp_path / "gpuforge-channel"
-    if make_channel:
-        for subdir in ("noarch", "linux-64"):
-            (channel / subdir).mkdir(parents=True)
-            empty = {"info": {"subdir": subdir}, "packages": {}, "packages.conda": {}}
-            (channel / subdir / "repodata.json").write_text(json.dumps(empty), encoding="utf-8")
-    condarc = tmp_path / "condarc.yml"
-    condarc.write_text("solver: rattler\nchannels: []\n", encoding="utf-8")
-    env = dict(os.environ, CONDARC=str(condarc), CONDA_PKGS_DIRS=str(tmp_path / "pkgs"))
+    channel = empty_channel(tmp_path / "gpuforge-channel") if make_channel else tmp_path / "gpuforge-channel"
     proc = conda_create_dry_run(
-        conda_tools, tmp_path / "env", channel, "theano-gpu-config", env=env, timeout=300
+        conda_tools, tmp_path / "env", channel, "theano-gpu-config", env=rattler_alone(tmp_path), timeout=300
     )
     out = proc.stdout + proc.stderr
     assert expected in out, out
@@ -816,6 +870,23 @@ def test_conda_on_a_channel_nobody_publishes(
         line = re.search(r"HTTP 404 [A-Z ]+ for channel \S+ <[^>]+>", out)
         assert line, out
         assert first_id(line.group(0)) == "channel_missing", line.group(0)
+
+
+@pytest.mark.slow
+def test_conda_on_an_env_files_exported_builds(conda_tools, tmp_path: Path) -> None:
+    """The real conda creating what `conda env export` wrote on Linux (exact builds, the Linux
+    compilers' runtime) from a channel that has none of those builds: conda's refusal lists them."""
+    channel = empty_channel(tmp_path / "channel")
+    env = rattler_alone(tmp_path)
+    specs = ("numpy=1.24.3=py310h5f9d8c6_1", "libstdcxx-ng=8.2.0")
+    proc = conda_create_dry_run(conda_tools, tmp_path / "env", channel, *specs, env=env, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert "The following packages are not available from current channels" in out, out
+    assert "numpy==1.24.3=py310h5f9d8c6_1" in out, out
+    assert first_id(out) == "env_file_exported_builds", out
+    # the platform's own package alone, without a build string
+    only_linux = conda_create_dry_run(conda_tools, tmp_path / "env", channel, specs[1], env=env, timeout=300)
+    assert first_id(only_linux.stdout + only_linux.stderr) == "env_file_exported_builds"
 
 
 @pytest.mark.parametrize("solver", ["classic", "rattler"])

@@ -161,6 +161,62 @@ FROM_THE_PROGRAMS_SOURCE = {
 }
 
 
+def test_theano_code_on_keras_tensorflow_backend():
+    """Recorded texts (no TensorFlow runs here): Keras 1.2.2's TensorFlow backend refusing the one
+    output Theano's function takes (tensorflow_backend.py:1911-1913), and TensorFlow's shape checks
+    (common_shapes.py, common_shape_fns.cc) where channels-first images meet channels-last layers.
+    A too-small image of channels-last data is not read as the Theano ordering."""
+    refusals = [
+        '  File "/usr/lib/python3.5/site-packages/keras/backend/tensorflow_backend.py", line 1913\n'
+        "TypeError: `outputs` of a TensorFlow backend function should be a list or tuple.\n",
+        "Using TensorFlow backend.\nValueError: Filter must not be larger than the input: "
+        "Filter: (8, 8) Input: (4, 84)\n",
+        "from keras.layers import MaxPooling2D\nValueError: Negative dimension size caused by "
+        "subtracting 2 from 1 for 'max_pooling2d_2/MaxPool' (op: 'MaxPool') "
+        "with input shapes: [?,1,112,64].\n",
+    ]
+    for text in refusals:
+        assert diagnose_log(text)[0].id == "keras_backend_not_theano", text
+    small_image = (
+        "from keras.layers import Conv2D\nValueError: Negative dimension size caused by subtracting 5 "
+        "from 4 for 'conv2d_3/convolution' (op: 'Conv2D') with input shapes: [?,4,4,64], [5,5,64,64].\n"
+    )
+    assert [f.id for f in diagnose_log(small_image)] == []
+
+
+def test_cnmem_pool_made_then_exhausted_is_the_models_memory():
+    """Recorded texts of Theano 0.9's old back-end (no GPU here): cuda_ndarray.cu's device_malloc
+    (`Error allocating %llu bytes of device memory (%s).`, CNMeM's status) once the pool was made
+    is the model's memory; initCnmem's failure is the preallocation's."""
+    later = (
+        "Using gpu device 0: GeForce GTX 1080 "
+        "(CNMeM is enabled with initial size: 50.0% of memory, cuDNN 5110)\n"
+        "MemoryError: Error allocating 2147483648 bytes of device memory (CNMEM_STATUS_OUT_OF_MEMORY).\n"
+    )
+    assert diagnose_log(later)[0].id == "gpu_out_of_memory"
+    pool = "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1\n"
+    assert diagnose_log(pool)[0].id == "gpu_preallocate_oom"
+
+
+def test_a_package_file_the_channel_lists_but_cannot_serve():
+    """requests' own words under an old conda's `Error: HTTPError:` (Response.raise_for_status:
+    "%s Client Error: %s for url: %s", run here on a real 404 response) for a package file is
+    the channel failing its index; for repodata.json it is a channel that does not exist."""
+    requests = pytest.importorskip("requests")  # check-jsonschema and mkdocs-material bring it
+
+    response = requests.Response()
+    response.status_code, response.reason = 404, "NOT FOUND"
+    for url, expected in [
+        ("https://conda.anaconda.org/astropy/linux-64/astroml-0.3-py27_0.tar.bz2", "channel_refused"),
+        ("https://conda.anaconda.org/nobody/linux-64/repodata.json", "channel_missing"),
+    ]:
+        response.url = url
+        try:
+            response.raise_for_status()
+        except requests.HTTPError as error:
+            assert diagnose_log(f"Error: HTTPError: {error}: {url}\n")[0].id == expected, error
+
+
 def test_cuda_used_in_a_forked_worker():
     """torch 2.13.0 torch/cuda/__init__.py:516-520's message (a CUDA build whose parent
     initialized CUDA before forking: no GPU runs here, and the CPU build never marks a fork bad),
