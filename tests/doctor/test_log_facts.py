@@ -217,6 +217,14 @@ def test_a_package_file_the_channel_lists_but_cannot_serve():
             assert diagnose_log(f"Error: HTTPError: {error}: {url}\n")[0].id == expected, error
 
 
+def test_out_of_memory_told_in_prose_beside_a_gpu():
+    """A user's own words for the GPU running out of memory (with a typo), beside the GPU they
+    name; the same words about a machine with no GPU named say nothing."""
+    told = "I use a titan X graphic  card with 12G memory, with batch_size=2 there are still out or memory"
+    assert diagnose_log(told)[0].id == "gpu_out_of_memory"
+    assert diagnose_log("with batch_size=2 I still run out of memory on my laptop") == []
+
+
 def test_cuda_used_in_a_forked_worker():
     """torch 2.13.0 torch/cuda/__init__.py:516-520's message (a CUDA build whose parent
     initialized CUDA before forking: no GPU runs here, and the CPU build never marks a fork bad),
