@@ -225,6 +225,18 @@ def test_out_of_memory_told_in_prose_beside_a_gpu():
     assert diagnose_log("with batch_size=2 I still run out of memory on my laptop") == []
 
 
+def test_stable_diffusion_webui_on_a_python_newer_than_its_torch():
+    """Recorded text (the webui is not run here): AUTOMATIC1111's check_python_version warning
+    (modules/launch_utils.py) for Python 3.12, then its own `Couldn't install torch.`; for the
+    Python 3.9 it also warns about on Windows, torch has wheels: that failure has another cause."""
+    warned = (
+        "INCOMPATIBLE PYTHON VERSION\n\nThis program is tested with 3.10.6 Python, but you have {}.\n"
+        "Installing torch and torchvision\nRuntimeError: Couldn't install torch.\n"
+    )
+    assert diagnose_log(warned.format("3.12.1"))[0].id == "no_build_for_python"
+    assert "no_build_for_python" not in [f.id for f in diagnose_log(warned.format("3.9.13"))]
+
+
 def test_cuda_used_in_a_forked_worker():
     """torch 2.13.0 torch/cuda/__init__.py:516-520's message (a CUDA build whose parent
     initialized CUDA before forking: no GPU runs here, and the CPU build never marks a fork bad),
