@@ -202,7 +202,7 @@ def test_a_package_file_the_channel_lists_but_cannot_serve():
     """requests' own words under an old conda's `Error: HTTPError:` (Response.raise_for_status:
     "%s Client Error: %s for url: %s", run here on a real 404 response) for a package file is
     the channel failing its index; for repodata.json it is a channel that does not exist."""
-    requests = pytest.importorskip("requests")  # check-jsonschema and mkdocs-material bring it
+    import requests  # the [test] extra's check-jsonschema and mkdocs-material depend on it
 
     response = requests.Response()
     response.status_code, response.reason = 404, "NOT FOUND"
@@ -211,10 +211,10 @@ def test_a_package_file_the_channel_lists_but_cannot_serve():
         ("https://conda.anaconda.org/nobody/linux-64/repodata.json", "channel_missing"),
     ]:
         response.url = url
-        try:
+        with pytest.raises(requests.HTTPError) as raised:
             response.raise_for_status()
-        except requests.HTTPError as error:
-            assert diagnose_log(f"Error: HTTPError: {error}: {url}\n")[0].id == expected, error
+        error = raised.value
+        assert diagnose_log(f"Error: HTTPError: {error}: {url}\n")[0].id == expected, error
 
 
 def test_out_of_memory_told_in_prose_beside_a_gpu():
