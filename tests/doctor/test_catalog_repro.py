@@ -11,8 +11,11 @@ import ast
 import ctypes
 import json
 import os
+import platform
 import re
+import shlex
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -25,6 +28,9 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
+    "mkl_cannot_load_its_libraries",
+    "conda_env_create_with_specs",
+    "cpu_lacks_instructions",
     "env_file_exported_builds",
     "libstdcxx_too_old",
     "theano_recursion_limit",
@@ -317,6 +323,42 @@ def test_a_library_that_needs_mkl_2024_0s_itt_symbol(tmp_path: Path) -> None:
     out = run([sys.executable, "-c", "import ctypes; ctypes.CDLL('./libtorch_cpu.so')"], tmp_path)
     assert "libtorch_cpu.so: undefined symbol: iJIT_NotifyEvent" in out, out
     assert first_id(out) == "mkl_2024_ijit", out
+
+
+MKL_WHEEL = "mkl-2024.0.0-py2.py3-none-manylinux1_x86_64.whl"
+
+
+def test_an_mkl_without_its_cpu_libraries(tmp_path: Path) -> None:
+    """PyPI's MKL 2024.0.0 (libmkl_rt, its core, sequential layer and LP64 interface) without its
+    CPU-specific libraries, as an environment with a partial or mixed MKL has it: the first dgemm
+    makes MKL's dispatcher say what it cannot load."""
+    import zipfile
+
+    from gpuforge.smoke import targets
+
+    wheels = targets.local_wheels(MKL_WHEEL)
+    if not wheels:
+        pytest.skip(
+            f"no {MKL_WHEEL} in $PIP_FIND_LINKS: `pip download mkl==2024.0.0 --no-deps -d DIR`, "
+            "then PIP_FIND_LINKS=DIR"
+        )
+    keep = ("libmkl_rt.so.2", "libmkl_core.so.2", "libmkl_sequential.so.2", "libmkl_intel_lp64.so.2")
+    with zipfile.ZipFile(wheels[-1]) as wheel:
+        for name in keep:
+            (tmp_path / name).write_bytes(wheel.read(f"mkl-2024.0.0.data/data/lib/{name}"))
+    call = (
+        "import ctypes\n"
+        "rt = ctypes.CDLL('./libmkl_rt.so.2')\n"
+        "n, one, zero, t = ctypes.c_int(2), ctypes.c_double(1), ctypes.c_double(0), ctypes.c_char(b'N')\n"
+        "a, c = (ctypes.c_double * 4)(1, 2, 3, 4), (ctypes.c_double * 4)()\n"
+        "r = ctypes.byref\n"
+        "rt.dgemm(r(t), r(t), r(n), r(n), r(n), r(one), a, r(n), a, r(n), r(zero), c, r(n))\n"
+    )
+    env = dict(os.environ, LD_LIBRARY_PATH=str(tmp_path), MKL_THREADING_LAYER="SEQUENTIAL")
+    proc = subprocess.run([sys.executable, "-c", call], cwd=tmp_path, capture_output=True, text=True, env=env)
+    out = proc.stdout + proc.stderr
+    assert "Intel MKL FATAL ERROR: Cannot load libmkl_" in out, out
+    assert first_id(out) == "mkl_cannot_load_its_libraries", out
 
 
 def test_clangs_own_refusal_of_the_native_flags_old_theano_copied(tmp_path: Path) -> None:
@@ -758,6 +800,55 @@ def test_libstdcxx_older_than_the_library_needs(tmp_path: Path) -> None:
     assert first_id(imported) == "libstdcxx_too_old", imported
 
 
+# x86 instruction sets some CPUs have and others lack: each a /proc/cpuinfo flag, GCC's switch
+# and a function using one of its instructions (SSE4a's EXTRQ, AVX512-FP16's VADDSH); the test
+# takes the first this CPU's flags do not list
+INSTRUCTION_SETS = (
+    (
+        "sse4a",
+        "-msse4a",
+        "#include <x86intrin.h>\n"
+        "int f(void) { volatile __m128i a = _mm_set1_epi32(7);"
+        " return _mm_cvtsi128_si32(_mm_extracti_si64(a, 8, 0)); }\n",
+    ),
+    (
+        "avx512_fp16",
+        "-mavx512fp16",
+        "#include <immintrin.h>\n"
+        "int f(void) { volatile __m128h a = _mm_set_sh((_Float16)1.0f);"
+        " return (int)_mm_cvtsh_h(_mm_add_sh(a, a)); }\n",
+    ),
+)
+
+
+def test_an_instruction_this_cpu_lacks(tmp_path: Path) -> None:
+    """A library built for an instruction set this CPU lacks, as a wheel built for AVX2 is on an
+    older CPU: Python importing it through ctypes dies of SIGILL, and the words bash, Python's
+    faulthandler and the exit status give for it are read as the cause."""
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("the instruction sets tried are x86's; run it on an x86_64 machine")
+    flags = set(Path("/proc/cpuinfo").read_text(encoding="utf-8").split())
+    lacking = [(flag, switch, code) for flag, switch, code in INSTRUCTION_SETS if flag not in flags]
+    if not lacking:
+        pytest.skip(f"this CPU has every set tried ({', '.join(s[0] for s in INSTRUCTION_SETS)})")
+    flag, switch, code = lacking[0]
+    (tmp_path / "ill.c").write_text(code, encoding="utf-8")
+    built = run([tool("gcc", "gcc"), "-O0", switch, "-shared", "-fPIC", "-o", "libill.so", "ill.c"], tmp_path)
+    if not (tmp_path / "libill.so").exists():
+        pytest.skip(f"this gcc cannot build for {flag} ({switch}): {built.strip()[:200]}")
+    call = "import ctypes; ctypes.CDLL('./libill.so').f()"
+    direct = subprocess.run([sys.executable, "-c", call], cwd=tmp_path, capture_output=True)
+    assert direct.returncode == -signal.SIGILL, (flag, direct)
+
+    shell = run(["bash", "-c", f'{shlex.quote(sys.executable)} -c "{call}"; echo "exit $?"'], tmp_path)
+    assert "Illegal instruction" in shell and "exit 132" in shell, shell
+    assert first_id(shell) == "cpu_lacks_instructions", shell
+
+    faulthandler = run([sys.executable, "-X", "faulthandler", "-c", call], tmp_path)
+    assert "Fatal Python error: Illegal instruction" in faulthandler, faulthandler
+    assert first_id(faulthandler) == "cpu_lacks_instructions", faulthandler
+
+
 def test_uv_refusing_a_wheel_for_a_newer_glibc(tmp_path: Path) -> None:
     """The real uv resolving, for a manylinux_2_17 machine (glibc 2.17), a release whose only
     wheel is manylinux_2_28 (torch 2.7's Linux wheels): its refusal and its hint name both tags."""
@@ -887,6 +978,16 @@ def test_conda_on_an_env_files_exported_builds(conda_tools, tmp_path: Path) -> N
     # the platform's own package alone, without a build string
     only_linux = conda_create_dry_run(conda_tools, tmp_path / "env", channel, specs[1], env=env, timeout=300)
     assert first_id(only_linux.stdout + only_linux.stderr) == "env_file_exported_builds"
+
+
+def test_conda_env_create_given_package_specs(conda_tools, tmp_path: Path) -> None:
+    """The real conda's `env create` given a package spec, as a user pastes it (the command, then
+    conda's answer)."""
+    command = [str(conda_tools.python), "-m", "conda", "env", "create", "-n", "x", "python=3.8"]
+    proc = subprocess.run(command, capture_output=True, text=True, env=rattler_alone(tmp_path), timeout=300)
+    paste = f"$ python -m conda env create -n x python=3.8\n{proc.stdout}{proc.stderr}"
+    assert proc.returncode != 0 and "python=3.8" in proc.stderr, paste
+    assert first_id(paste) == "conda_env_create_with_specs", paste
 
 
 @pytest.mark.parametrize("solver", ["classic", "rattler"])

@@ -1117,7 +1117,8 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "pool module.\n",
             None,
         ),
-        # ... or a sentence quoting one, or a process the shell reports killed by a signal
+        # ... or a sentence quoting one, or a process the shell reports killed by a signal (the
+        # signal, not the warning, is what failed: SIGILL has its own cause)
         (
             "I met a problem: fuel.config_parser.ConfigurationError: Configuration not set and no "
             "default provided: data_path.\n/x/theano/tensor/signal/downsample.py:6: UserWarning: "
@@ -1127,6 +1128,11 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         (
             "/x/theano/tensor/signal/downsample.py:6: UserWarning: downsample module has been moved to "
             "the theano.tensor.signal.pool module.\n.Illegal instruction: 4\n",
+            "cpu_lacks_instructions",
+        ),
+        (
+            "/x/theano/tensor/signal/downsample.py:6: UserWarning: downsample module has been moved to "
+            "the theano.tensor.signal.pool module.\nSegmentation fault (core dumped)\n",
             None,
         ),
         # Theano 1.0's advice on the old device flag, restated in prose
