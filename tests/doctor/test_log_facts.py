@@ -40,6 +40,12 @@ LINES = [
         "python.version",
         "3.6",
     ),
+    # the release a user types without its second dot (3.8.4 as `3.84`)
+    ("PyMC3, python 3.84, win10, Jupyter-lab", "python.version", "3.8"),
+    ("Python 3.12.1", "python.version", "3.12"),
+    # the interpreter a command names
+    ("$ python3.9 -m pip install -r requirements.txt", "python.version", "3.9"),
+    ("pip3.8 install torch==1.6.0", "python.version", "3.8"),
     # tracebacks' paths
     (
         '  File "/home/u/miniconda3/lib/python3.7/site-packages/theano/__init__.py", line 88',
@@ -164,8 +170,9 @@ FROM_THE_PROGRAMS_SOURCE = {
 def test_theano_code_on_keras_tensorflow_backend():
     """Recorded texts (no TensorFlow runs here): Keras 1.2.2's TensorFlow backend refusing the one
     output Theano's function takes (tensorflow_backend.py:1911-1913), and TensorFlow's shape checks
-    (common_shapes.py, common_shape_fns.cc) where channels-first images meet channels-last layers.
-    A too-small image of channels-last data is not read as the Theano ordering."""
+    (common_shapes.py, common_shape_fns.cc) and Keras's Flatten where channels-first images meet
+    channels-last layers, and keras.json choosing TensorFlow beside Theano. A too-small image of
+    channels-last data, or a Flatten of an undefined shape, is not read as the Theano ordering."""
     refusals = [
         '  File "/usr/lib/python3.5/site-packages/keras/backend/tensorflow_backend.py", line 1913\n'
         "TypeError: `outputs` of a TensorFlow backend function should be a list or tuple.\n",
@@ -174,6 +181,20 @@ def test_theano_code_on_keras_tensorflow_backend():
         "from keras.layers import MaxPooling2D\nValueError: Negative dimension size caused by "
         "subtracting 2 from 1 for 'max_pooling2d_2/MaxPool' (op: 'MaxPool') "
         "with input shapes: [?,1,112,64].\n",
+        # Keras's own layer names (conv2d_1: Keras 2.2.4 base_layer.py:132) where the paste says
+        # nothing else of Keras
+        "ValueError: Negative dimension size caused by subtracting 5 from 1 for 'conv2d_1/convolution' "
+        "(op: 'Conv2D') with input shapes: [?,1,28,28], [5,5,28,32].\n",
+        # Keras's Flatten (1.2.2 core.py:473-479) on a spatial size collapsed to 0 ...
+        'ValueError: The shape of the input to "Flatten" is not fully defined (got (0, 14, 50). Make '
+        'sure to pass a complete "input_shape" or "batch_input_shape" argument to the first layer in '
+        "your model.\n",
+        # ... or beside a channels-first input_shape in the code
+        "model.add(Convolution2D(20, 5, 5, border_mode='same', input_shape=(depth, height, width)))\n"
+        'Exception: The shape of the input to "Flatten" is not fully defined\n',
+        # keras.json choosing TensorFlow, shown in a question about Theano
+        'My Theano image does not use Theano:\n{\n    "image_dim_ordering": "tf",\n'
+        '    "backend": "tensorflow"\n}\n',
     ]
     for text in refusals:
         assert diagnose_log(text)[0].id == "keras_backend_not_theano", text
@@ -182,6 +203,9 @@ def test_theano_code_on_keras_tensorflow_backend():
         "from 4 for 'conv2d_3/convolution' (op: 'Conv2D') with input shapes: [?,4,4,64], [5,5,64,64].\n"
     )
     assert [f.id for f in diagnose_log(small_image)] == []
+    # a Flatten of a shape that is not defined (None) and no channels-first code: another mistake
+    unknown = 'ValueError: The shape of the input to "Flatten" is not fully defined (got (None, None, 64).\n'
+    assert [f.id for f in diagnose_log(unknown)] == []
 
 
 def test_cnmem_pool_made_then_exhausted_is_the_models_memory():
@@ -883,6 +907,18 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "mkl_threading",
         ),
         # a cuDNN op of the old back-end needing a newer cuDNN
+        # torch's shared-memory file of a tensor between processes (libtorch_cpu.so MapAllocator:
+        # "unable to write to file <" "/torch_{}_{}_{}"), /dev/shm full
+        (
+            "RuntimeError: unable to write to file </torch_18692_1954506624_0>: "
+            "No space left on device (28)\n",
+            "dataloader_shm_exhausted",
+        ),
+        (
+            "In Docker the workers fail with No space left on device (28) writing shared memory\n",
+            "dataloader_shm_exhausted",
+        ),
+        ("OSError: [Errno 28] No space left on device (28) while saving the checkpoint\n", None),
         ("RuntimeError: cuDNN winograd convolution requires cuDNN v5 or more recent\n", "cudnn_version"),
         # ... Theano 0.8.0's wordings
         (

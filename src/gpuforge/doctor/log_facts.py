@@ -80,6 +80,16 @@ def _cu_tag(m: re.Match[str]) -> str:
     return f"{digits[:-1]}.{digits[-1]}"
 
 
+def python_release(version: str) -> str:
+    """A Python version as a user writes it, read as the release it names: `Python 3.84` is 3.8.4
+    typed without its second dot (no Python 2.8 was released, and PEP 602's one minor release a
+    year reaches 3.20 only in the 2030s), so a minor of two digits past those is its first digit."""
+    major, minor = version.split(".")
+    if len(minor) == 2 and int(minor) >= (8 if major == "2" else 20):
+        return f"{major}.{minor[0]}"
+    return version
+
+
 # conda's build string of a PyTorch build after its version: the release and the CUDA it was
 # built for (`pytorch 0.4.1_cuda9.2_cudnn7.1.4`, `pytorch 1.4.0 py3.7_cuda10.1.243_cudnn7.6.3_0`)
 TORCH_BUILD_STRING = (
@@ -91,10 +101,16 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
     (path, re.compile(pattern, re.I | re.M), value)
     for path, pattern, value in (
         # Python: its banner, its site-packages, Windows' install folders, wheel tags
-        ("python.version", r"\bPython ([23]\.\d{1,2})(?:\.\d+)?\b(?! ?-?bit)", None),
+        (
+            "python.version",
+            r"\bPython ([23]\.\d{1,2})(?:\.\d+)?\b(?! ?-?bit)",
+            lambda m: python_release(m[1]),
+        ),
         ("python.version", r"[/\\]python([23]\.\d{1,2})[/\\](?:site|dist)-packages", None),
         ("python.version", r"[/\\]Python([23])(\d{1,2})(?:-32)?[/\\]", lambda m: f"{m[1]}.{m[2]}"),
         ("python.version", r"\bcp([23])(\d{1,2})-cp\d+m?-", lambda m: f"{m[1]}.{m[2]}"),
+        # ... and the interpreter a command names (`python3.9 -m pip install`, `pip3.8 install`)
+        ("python.version", r"(?:^|[\s/$>`'\"])(?:python|pip)([23]\.\d{1,2})(?=[ \t]+\S)", None),
         ("python.bits", r"\[MSC v\.\d+ (32|64) bit", lambda m: int(m[1])),
         ("python.bits", r"[/\\]Python\d{2,3}-32[/\\]", lambda m: 32),
         (
