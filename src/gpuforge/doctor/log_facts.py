@@ -82,7 +82,7 @@ def _cu_tag(m: re.Match[str]) -> str:
 
 def python_release(version: str) -> str:
     """A Python version as a user writes it, read as the release it names: `Python 3.84` is 3.8.4
-    typed without its second dot (no Python 2.8 was released, and PEP 602's one minor release a
+    typed without its second dot (PEP 404: there is no Python 2.8; PEP 602's one minor release a
     year reaches 3.20 only in the 2030s), so a minor of two digits past those is its first digit."""
     major, minor = version.split(".")
     if len(minor) == 2 and int(minor) >= (8 if major == "2" else 20):
