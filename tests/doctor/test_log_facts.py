@@ -1033,12 +1033,16 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "  - cuda80\n",
             "channel_missing",
         ),
-        # ... which on Linux, with no channel named, may be the defaults' gap: not judged
+        # ... and on Linux, with no channel named, the channels searched (the defaults) lack it
+        # as conda's words say: pytorch-cuda is the pytorch and nvidia channels'
         (
             "Platform: linux-64\nPackagesNotFoundError: The following packages are not available from "
             "current channels:\n\n  - pytorch-cuda=11.8*\n",
-            None,
+            "channel_missing",
         ),
+        # ... not where the spec pins a build (env_file_exported_builds), nor a dependency chain
+        ("ResolvePackageNotFound:\n  - freetype 2.5.5 2\n", None),
+        ("ResolvePackageNotFound:\n  - torchvision -> pytorch[version='>=1.1']\n", None),
         # mxnet counting no GPU: a CPU build's Context::GetGPUCount (base.h:440-456) ...
         ("print(mxnet.context.num_gpus())   #0\nprint(get_gpu_count_torch())   # 4\n", "mx_cpu_build"),
         ('mx.context.num_gpus()\n```\ngives "0" as result\n', "mx_cpu_build"),
