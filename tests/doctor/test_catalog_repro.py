@@ -1158,6 +1158,27 @@ def test_a_shadow_the_user_names_in_prose(tmp_path: Path) -> None:
     assert first_id(said) is None  # no import failed: the sentence alone names nothing
 
 
+@pytest.mark.parametrize("minor", ["3.7", "3.12"])
+def test_a_package_printed_from_a_folder(minor: str, tmp_path: Path) -> None:
+    """The user prints the module that lacks an attribute (t/theano/pymc-devs-pymc_no-attribute-
+    math_2095.txt): a clone's folder with no __init__.py on sys.path is a namespace package
+    (`<module 'pymc3' (namespace)>`, 3.11 on adds `from [...]`), a clone's package folder shows its
+    path; the installed package's repr is no evidence."""
+    python = pyenv_or_skip(minor)
+    (tmp_path / "pymc3").mkdir()  # the repository's root, cloned into the working directory
+    script = "import pymc3\nprint(pymc3)\npymc3.math\n"
+    out = run([python, "-c", script], tmp_path)
+    assert "<module 'pymc3' (namespace)" in out and "has no attribute 'math'" in out, out
+    assert first_id(out) == "module_shadow", out
+    package = tmp_path / "clone" / "pymc3"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    out = run([python, "-c", script], tmp_path / "clone")
+    assert f"from '{package / '__init__.py'}'" in out and "has no attribute 'math'" in out, out
+    assert first_id(out) == "module_shadow", out
+    assert first_id(out.replace(str(tmp_path / "clone"), "/usr/lib/python3/dist-packages")) is None
+
+
 @pytest.mark.parametrize("minor", ["2.7", "3.7"])
 def test_a_script_named_like_a_standard_library_module(minor: str, tmp_path: Path) -> None:
     """`python select.py` (pytorch #71): the script's folder is first on sys.path, so the standard

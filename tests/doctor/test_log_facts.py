@@ -1040,6 +1040,34 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "current channels:\n\n  - pytorch-cuda=11.8*\n",
             "channel_missing",
         ),
+        # Keras' shape check with the image channels at the other end: Keras 1's full shapes
+        # (Python 2's longs), Keras 2.2's without the batch axis; a 5-D video's channels too
+        (
+            "Exception: Error when checking : expected input_2 to have shape (None, 224, 224, 3) "
+            "but got array with shape (1L, 3L, 224L, 224L)\n",
+            "keras_backend_not_theano",
+        ),
+        (
+            "ValueError: Error when checking input: expected conv2d_1_input to have shape "
+            "(3, 224, 224) but got array with shape (224, 224, 3)\n",
+            "keras_backend_not_theano",
+        ),
+        (
+            "Exception: Error when checking model input: expected input_1 to have shape "
+            "(None, 10, 3, 128, 160) but got array with shape (4, 10, 128, 160, 3)\n",
+            "keras_backend_not_theano",
+        ),
+        # ... not other dimensions, nor other channels
+        (
+            "ValueError: Error when checking target: expected dense_8 to have shape (128,) but "
+            "got array with shape (10,)\n",
+            None,
+        ),
+        (
+            "ValueError: Error when checking input: expected conv2d_1_input to have shape "
+            "(28, 28, 1) but got array with shape (28, 28, 3)\n",
+            None,
+        ),
         # ... not where the spec pins a build (env_file_exported_builds), nor a dependency chain
         ("ResolvePackageNotFound:\n  - freetype 2.5.5 2\n", None),
         ("ResolvePackageNotFound:\n  - torchvision -> pytorch[version='>=1.1']\n", None),

@@ -327,6 +327,66 @@ def as_probe_facts(facts: list[Fact]) -> dict[str, Any]:
     return out
 
 
+# Keras' check of an array against a model's input or output, standardize_input_data: Keras 1's
+# keras/engine/training.py (`'Error when checking ' + exception_prefix + ': expected ' + names[i]
+# + ' to have shape ' + str(shapes[i]) + ' but got array with shape ' + str(array.shape)`: the
+# model's batch axis None, the array's a number; 1.0.7's line 108 in a pasted traceback) and
+# Keras 2.2's keras/engine/training_utils.py (lines 143-145: both shapes without the batch axis
+# when it is not checked). Python 2's numpy prints a long as `224L`.
+KERAS_SHAPE_CHECK_RE = re.compile(
+    r"Error when checking [^\n]{0,40}?: ?expected \w+ to have shape \((?P<expected>[^()\n]*)\)"
+    r" but got array with shape \((?P<got>[^()\n]*)\)"
+)
+CHANNELS = (1, 3, 4)  # an image's channels: grey, RGB, RGBA
+
+
+def _dims(shape: str) -> list[int | None] | None:
+    dims: list[int | None] = []
+    for part in (p.strip().rstrip("Ll") for p in shape.split(",")):
+        if part == "None":
+            dims.append(None)
+        elif part.isdigit():
+            dims.append(int(part))
+        elif part:
+            return None
+    return dims
+
+
+def _channels_moved(expected: list[int], got: list[int]) -> int | None:
+    """The channel count moved between the channels-first place and the last (the rest of the
+    order kept), the one difference between ``expected`` and ``got``; None otherwise."""
+    for start in range(len(expected) - 2):
+        head, want, have = expected[:start], expected[start:], got[start:]
+        if got[:start] != head or want == have:
+            continue
+        if want[0] in CHANNELS and have == want[1:] + want[:1]:  # first -> last
+            return want[0]
+        if want[-1] in CHANNELS and have == want[-1:] + want[:-1]:  # last -> first
+            return want[-1]
+    return None
+
+
+def keras_channels_moved(text: str) -> str | None:
+    """Keras' shape check where the array holds the model's dimensions with the image channels at
+    the other end: code for the channels-first ('th') ordering run with the channels-last ('tf')
+    one, or the reverse."""
+    for m in KERAS_SHAPE_CHECK_RE.finditer(text):
+        expected, got = _dims(m["expected"]), _dims(m["got"])
+        if not expected or not got:
+            continue
+        if expected[0] is None:  # Keras 1's full shapes: drop the batch axis of both
+            expected, got = expected[1:], got[1:]
+        if len(expected) != len(got) or len(expected) < 3 or None in expected:
+            continue
+        channels = _channels_moved(expected, got)  # type: ignore[arg-type]
+        if channels:
+            return (
+                f"Keras expected ({m['expected']}) and got ({m['got']}): the same dimensions, the"
+                f" {channels} channels at the other end (channels-first 'th' against channels-last 'tf')"
+            )
+    return None
+
+
 # pip's resolver (pip/_internal/resolution/resolvelib/factory.py, and the legacy resolver's
 # package_finder.py): "Could not find a version that satisfies the requirement %s (from
 # versions: %s)", the versions listed being those with a build this Python and platform can use
@@ -769,6 +829,9 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     no_wheel = no_wheel_for_python(facts, text)
     if no_wheel:
         derived["no_wheel_for_python"] = no_wheel
+    moved = keras_channels_moved(text)
+    if moved:
+        derived["keras_channels_moved"] = moved
     derived.update(gpu_fit.derive_gpu(facts))
     nvrtc_line = (facts.get("log_sources") or {}).get("cuda.nvrtc.version", "")
     if predates and TORCH_BUILD_CUDA_RE.search(nvrtc_line):

@@ -523,6 +523,30 @@ def unwrapped(text: str) -> tuple[str, list[int]] | None:
 NAMED_LIKE = re.compile(r"\b(?:named|called|saved as)\b[^\n]{0,40}?\b(\w+)\.py\b", re.I)
 IMPORT_FAILED = re.compile(r"\b(?:ImportError|AttributeError|ModuleNotFoundError)\b")
 
+# Python's repr of a module (Objects/moduleobject.c module_repr; importlib's _module_repr_from_spec):
+# `<module 'pymc3.math' from '/home/u/pymc3/pymc3/math.py'>`, or a folder with no __init__.py
+# imported as a namespace package, `<module 'pymc3' (namespace)>` (3.11 and later add
+# `from ['/home/u/pymc3']`): printed beside an error saying the package lacks an attribute, the
+# package came from a folder, not the installation
+MODULE_REPR = re.compile(r"<module '(\w+)((?:\.\w+)*)' (?:(\(namespace\))|from '([^'\n]+)')")
+
+
+def _repr_shadows(text: str) -> list[str]:
+    """module_shadow evidence from the module reprs a paste prints, for a package it also says
+    has no attribute (or cannot give a name)."""
+    found = []
+    for top, dotted, namespace, path in MODULE_REPR.findall(text):
+        if not re.search(rf"module '{top}' has no attribute|cannot import name '?\w+'? from '{top}'", text):
+            continue
+        if namespace:
+            found.append(f"gpuforge-evidence: module_shadow: {top} is a folder without __init__.py")
+            continue
+        tail = "/".join([top, *dotted.strip(".").split(".")]) if dotted else f"{top}/__init__"
+        if not INSTALLED.search(path) and re.sub(r"[\\/]+", "/", path).endswith(f"{tail}.py"):
+            found.append(f"gpuforge-evidence: module_shadow: {top} imported from {path}")
+    return found
+
+
 # conda's check of a download's length (conda/gateways/download.py from 4.3.2): fewer bytes than
 # the header is a cut download; more is conda 4.3.2-4.3.4 counting the gzip-decoded body (conda
 # commit db6d153ff, #4326, in 4.3.5: "streamed_bytes ... the decompressed form of the actual data")
@@ -567,6 +591,7 @@ def evidence_lines(text: str) -> list[str]:
     for module, path in FROM_FILE.findall(text):
         if not INSTALLED.search(path) and _stem(path)[0] == module:
             found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
+    found.update(dict.fromkeys(_repr_shadows(text)))
     for header, downloaded in CONTENT_LENGTH.findall(text):
         if int(downloaded) > int(header):
             found["gpuforge-evidence: conda counted more bytes than Content-Length (a decoded body)"] = None
