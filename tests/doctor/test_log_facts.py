@@ -178,6 +178,15 @@ def test_theano_code_on_keras_tensorflow_backend():
         "TypeError: `outputs` of a TensorFlow backend function should be a list or tuple.\n",
         "Using TensorFlow backend.\nValueError: Filter must not be larger than the input: "
         "Filter: (8, 8) Input: (4, 84)\n",
+        # ... which the filter's refusal says alone: a channel count (4 frames) as the first
+        # spatial size (r/theano/coreylynch-async-rl_filter-larger-than-input-tf-dim-ordering_12.txt)
+        "ValueError: Filter must not be larger than the input: Filter: (8, 8) Input: (4, 84)\n",
+        # ... cut after its numbers, beside the script's ordering call
+        "K.set_image_dim_ordering('th')\nThat's why you get the error \"ValueError: Negative dimension "
+        'size caused by subtracting 3 from 1..."\n',
+        # ... and Keras's layer classes say Keras where no other word does
+        "model.add(MaxPooling2D(pool_size=(2, 2)))\nValueError: Negative dimension size caused by "
+        "subtracting 2 from 1 for 'MaxPool_1' (op: 'MaxPool') with input shapes: [?,1,112,64].\n",
         "from keras.layers import MaxPooling2D\nValueError: Negative dimension size caused by "
         "subtracting 2 from 1 for 'max_pooling2d_2/MaxPool' (op: 'MaxPool') "
         "with input shapes: [?,1,112,64].\n",
@@ -203,6 +212,8 @@ def test_theano_code_on_keras_tensorflow_backend():
         "from 4 for 'conv2d_3/convolution' (op: 'Conv2D') with input shapes: [?,4,4,64], [5,5,64,64].\n"
     )
     assert [f.id for f in diagnose_log(small_image)] == []
+    small_input = "ValueError: Filter must not be larger than the input: Filter: (8, 8) Input: (6, 6)\n"
+    assert [f.id for f in diagnose_log(small_input)] == []
     # a Flatten of a shape that is not defined (None) and no channels-first code: another mistake
     unknown = 'ValueError: The shape of the input to "Flatten" is not fully defined (got (None, None, 64).\n'
     assert [f.id for f in diagnose_log(unknown)] == []
@@ -1057,6 +1068,18 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "(None, 10, 3, 128, 160) but got array with shape (4, 10, 128, 160, 3)\n",
             "keras_backend_not_theano",
         ),
+        # Keras's refusal of a kernel saved in the other ordering's layout (topology.py set_weights)
+        (
+            "ValueError: Layer weight shape (3, 3, 200, 64) not compatible with provided weight "
+            "shape (64, 3, 3, 3)\n",
+            "keras_backend_not_theano",
+        ),
+        # ... not weights of another model (another size, other outputs)
+        (
+            "ValueError: Layer weight shape (3, 3, 64, 128) not compatible with provided weight "
+            "shape (3, 3, 64, 256)\n",
+            None,
+        ),
         # ... not other dimensions, nor other channels
         (
             "ValueError: Error when checking target: expected dense_8 to have shape (128,) but "
@@ -1066,6 +1089,18 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         (
             "ValueError: Error when checking input: expected conv2d_1_input to have shape "
             "(28, 28, 1) but got array with shape (28, 28, 3)\n",
+            None,
+        ),
+        # Python's own message in a notebook beside "installed" is another environment's ...
+        (
+            "<ipython-input-2-ca39b75918e7> in <module>()\n----> 2 import d2l\n"
+            "ModuleNotFoundError: No module named 'mxnet'\nbut mxnet is installed: pip show mxnet\n",
+            "env_mismatch",
+        ),
+        # ... not where the user says it is not installed
+        (
+            "The module mxnet is not installed in text-preprocessing.ipynb, but d2l tries to import it.\n"
+            "<ipython-input-2-ca39b75918e7> in <module>()\nModuleNotFoundError: No module named 'mxnet'\n",
             None,
         ),
         # ... not where the spec pins a build (env_file_exported_builds), nor a dependency chain

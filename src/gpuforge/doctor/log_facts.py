@@ -366,10 +366,30 @@ def _channels_moved(expected: list[int], got: list[int]) -> int | None:
     return None
 
 
-def keras_channels_moved(text: str) -> str | None:
-    """Keras' shape check where the array holds the model's dimensions with the image channels at
-    the other end: code for the channels-first ('th') ordering run with the channels-last ('tf')
-    one, or the reverse."""
+# Keras's refusal of saved weights of another shape (keras/engine/topology.py Layer.set_weights,
+# 2.0.x at 001c03d: 'Layer weight shape ' + str(pv.shape) + ' not compatible with provided weight
+# shape ' + str(w.shape)): a convolution's kernel is (out, in, rows, cols) under the 'th'
+# ordering and (rows, cols, in, out) under 'tf'
+KERAS_WEIGHT_SHAPE_RE = re.compile(
+    r"Layer weight shape \((?P<layer>[\d, ]+)\) not compatible with provided weight shape"
+    r" \((?P<given>[\d, ]+)\)"
+)
+
+
+def _kernel_layouts_differ(layer: list[int], given: list[int]) -> bool:
+    """One 4-D kernel in the 'tf' layout and the other in 'th', the same kernel size and outputs."""
+    if len(layer) != 4 or len(given) != 4:
+        return False
+    tf_th = layer[:2] == given[2:] and layer[3] == given[0]
+    th_tf = given[:2] == layer[2:] and given[3] == layer[0]
+    return tf_th or th_tf
+
+
+def keras_ordering_mismatch(text: str) -> str | None:
+    """Keras's shape check where the array holds the model's dimensions with the image channels at
+    the other end, or its refusal of a convolution kernel saved in the other ordering's layout:
+    code for the channels-first ('th') ordering run with the channels-last ('tf') one, or the
+    reverse."""
     for m in KERAS_SHAPE_CHECK_RE.finditer(text):
         expected, got = _dims(m["expected"]), _dims(m["got"])
         if not expected or not got:
@@ -383,6 +403,13 @@ def keras_channels_moved(text: str) -> str | None:
             return (
                 f"Keras expected ({m['expected']}) and got ({m['got']}): the same dimensions, the"
                 f" {channels} channels at the other end (channels-first 'th' against channels-last 'tf')"
+            )
+    for m in KERAS_WEIGHT_SHAPE_RE.finditer(text):
+        layer, given = _dims(m["layer"]), _dims(m["given"])
+        if layer and given and _kernel_layouts_differ(layer, given):  # type: ignore[arg-type]
+            return (
+                f"Keras's layer kernel ({m['layer']}) against saved weights ({m['given']}): the same"
+                " kernel in the other ordering's layout ('th' out, in, rows, cols; 'tf' rows, cols, in, out)"
             )
     return None
 
@@ -829,9 +856,9 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     no_wheel = no_wheel_for_python(facts, text)
     if no_wheel:
         derived["no_wheel_for_python"] = no_wheel
-    moved = keras_channels_moved(text)
-    if moved:
-        derived["keras_channels_moved"] = moved
+    ordering = keras_ordering_mismatch(text)
+    if ordering:
+        derived["keras_ordering_mismatch"] = ordering
     derived.update(gpu_fit.derive_gpu(facts))
     nvrtc_line = (facts.get("log_sources") or {}).get("cuda.nvrtc.version", "")
     if predates and TORCH_BUILD_CUDA_RE.search(nvrtc_line):
