@@ -610,9 +610,10 @@ def test_old_check_script_says_cpu_on_the_gpu(opencl: TargetEnv, tmp_path: Path)
     assert "Used the gpu" in log.read_text(encoding="utf-8")
 
 
-# Theano's tutorial exercise (doc/tutorial/using_gpu.txt, rel-0.6 to rel-1.0.0): a logistic
-# regression trained on the device, then a check by BLAS op names; {gpu_ops} is the names the
-# check takes for the GPU's (rel-0.6's exercise, as Theano #2793 ran it: 'GpuGemm' only)
+# Theano's tutorial logistic regression (doc/tutorial/using_gpu.txt, rel-0.6 to rel-1.0.0)
+# trained on the device, then a check by BLAS op names; {gpu_ops} is the names the check takes
+# for the GPU's: ['GpuGemm', 'GpuGemv'] in using_gpu.txt's exercise, 'GpuGemm' alone in
+# printing_drawing.txt's (rel-0.6:67, rel-0.7:77), as Theano #2793 ran it
 TUTORIAL_CHECK = """import numpy
 import theano
 import theano.tensor as T
@@ -641,10 +642,10 @@ else:
 
 
 def test_tutorial_check_cannot_tell_on_the_gpu(opencl: TargetEnv, tmp_path: Path) -> None:
-    """The tutorial exercise's check on the real OpenCL device (float32, GpuGemv allowed: the
+    """The tutorials' check on the real OpenCL device (float32, GpuGemv allowed: the
     target's opencl_gemv_beta0 workaround dropped, the values do not matter here): looking for
-    GpuGemm only, it cannot tell (the graph's product is a GpuGemv); with rel-0.7's names it
-    says the GPU."""
+    GpuGemm only (printing_drawing.txt's), it cannot tell (the graph's product is a GpuGemv);
+    with using_gpu.txt's names it says the GPU."""
     env = env_for(opencl, drop=("optimizer_excluding",), flags=("floatX=float32",))
     for gpu_ops, expected in (("['GpuGemm']", ["old_check_script"]), ("['GpuGemm', 'GpuGemv']", [])):
         log = check_on_the_device(opencl, tmp_path, TUTORIAL_CHECK.replace("{gpu_ops}", gpu_ops), env)

@@ -341,6 +341,7 @@ CHANNELS = (1, 3, 4)  # an image's channels: grey, RGB, RGBA
 
 
 def _dims(shape: str) -> list[int | None] | None:
+    """A printed shape's dimensions (`None` for an undefined one), or None if it is not a shape."""
     dims: list[int | None] = []
     for part in (p.strip().rstrip("Ll") for p in shape.split(",")):
         if part == "None":
@@ -352,7 +353,7 @@ def _dims(shape: str) -> list[int | None] | None:
     return dims
 
 
-def _channels_moved(expected: list[int], got: list[int]) -> int | None:
+def _channels_moved(expected: list[int | None], got: list[int | None]) -> int | None:
     """The channel count moved between the channels-first place and the last (the rest of the
     order kept), the one difference between ``expected`` and ``got``; None otherwise."""
     for start in range(len(expected) - 2):
@@ -376,7 +377,7 @@ KERAS_WEIGHT_SHAPE_RE = re.compile(
 )
 
 
-def _kernel_layouts_differ(layer: list[int], given: list[int]) -> bool:
+def _kernel_layouts_differ(layer: list[int | None], given: list[int | None]) -> bool:
     """One 4-D kernel in the 'tf' layout and the other in 'th', the same kernel size and outputs."""
     if len(layer) != 4 or len(given) != 4:
         return False
@@ -398,7 +399,7 @@ def keras_ordering_mismatch(text: str) -> str | None:
             expected, got = expected[1:], got[1:]
         if len(expected) != len(got) or len(expected) < 3 or None in expected:
             continue
-        channels = _channels_moved(expected, got)  # type: ignore[arg-type]
+        channels = _channels_moved(expected, got)
         if channels:
             return (
                 f"Keras expected ({m['expected']}) and got ({m['got']}): the same dimensions, the"
@@ -406,7 +407,7 @@ def keras_ordering_mismatch(text: str) -> str | None:
             )
     for m in KERAS_WEIGHT_SHAPE_RE.finditer(text):
         layer, given = _dims(m["layer"]), _dims(m["given"])
-        if layer and given and _kernel_layouts_differ(layer, given):  # type: ignore[arg-type]
+        if layer and given and _kernel_layouts_differ(layer, given):
             return (
                 f"Keras's layer kernel ({m['layer']}) against saved weights ({m['given']}): the same"
                 " kernel in the other ordering's layout ('th' out, in, rows, cols; 'tf' rows, cols, in, out)"
