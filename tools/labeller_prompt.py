@@ -15,16 +15,17 @@ of the round (docs/doctor-evaluation.md, "The sealed reports").
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from seal_round import DATA
+
+from gpuforge.doctor.catalog import load_catalog
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import read_text
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = DATA.parents[1]
 TEMPLATES = Path(__file__).resolve().parent / "labeller_prompts"
-CATALOG = ROOT / "src" / "gpuforge" / "doctor" / "catalog.parsed.json"
 NOTES = Path("/tmp/labellers")  # each helper's notes of the threads it looked at (not committed)
 
 
@@ -38,8 +39,7 @@ def fill(template: str, **values: str) -> str:
 
 def causes() -> str:
     """The catalog's causes as labellers see them: titles only, never patterns."""
-    items = json.loads(read_text(CATALOG))["items"]
-    return "\n".join(f"- {item['id']}: {item['title']}" for item in items)
+    return "\n".join(f"- {entry.id}: {entry.title}" for entry in load_catalog())
 
 
 def collect(letter: str, area: Path) -> str:
@@ -51,7 +51,7 @@ def collect(letter: str, area: Path) -> str:
 
 
 def check(letters: list[str]) -> str:
-    folders = ", ".join(str(ROOT / "tests" / "data" / f"sealed-next-{letter}") for letter in letters)
+    folders = ", ".join(str(DATA / f"sealed-next-{letter}") for letter in letters)
     notes = "The labellers' notes: " + ", ".join(str(NOTES / f"scratch_{x}.txt") for x in letters) + "."
     return fill("check", folders=folders, notes=notes)
 

@@ -17,7 +17,8 @@ def test_a_collectors_prompt_lists_every_cause_by_its_title(tmp_path: Path, caps
     area.write_text("GitHub issues found by Theano's own words. Stack theano.\n", encoding="utf-8")
     assert tool.main(["collect", "ea", str(area)]) == 0
     prompt = capsys.readouterr().out
-    items = json.loads(tool.CATALOG.read_text(encoding="utf-8"))["items"]
+    parsed = tool.ROOT / "src" / "gpuforge" / "doctor" / "catalog.parsed.json"
+    items = json.loads(parsed.read_text(encoding="utf-8"))["items"]
     listed = re.findall(r"^- (\w+): (.+)$", prompt, re.M)
     assert dict(listed) == {item["id"]: item["title"] for item in items}
     assert f"{tool.ROOT}/tests/data/sealed-next-ea/INDEX.tsv" in prompt

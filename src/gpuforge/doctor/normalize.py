@@ -372,7 +372,9 @@ PARTIAL = re.compile(
     r"(?:has no attribute|\(most likely due to a circular)|"
     r"module '(\w+)' has no attribute '\w+' \(most likely due to a circular import\)"
 )
-FROM_FILE = re.compile(r"cannot import name '?\w+'? from '(\w+)' \(([^)\n]+\.py)\)")
+# Python 3.8+'s `cannot import name 'X' from 'M' (path)`: the module asked, and its file
+CANNOT_GIVE = re.compile(r"cannot import name '?\w+'? from '(\w+)'")
+FROM_FILE = re.compile(CANNOT_GIVE.pattern + r" \(([^)\n]+\.py)\)")
 # `module 'mxnet' has no attribute 'nd'`: what every release of the package has is missing, so
 # the module imported is not the package (Python 2 names no module: `'?'`, see RULES)
 NO_ATTRIBUTE = re.compile(r"module '(\w+|\?)' has no attribute '(\w+)'")
@@ -531,12 +533,12 @@ IMPORT_FAILED = re.compile(r"\b(?:ImportError|AttributeError|ModuleNotFoundError
 MODULE_REPR = re.compile(r"<module '(\w+)((?:\.\w+)*)' (?:(\(namespace\))|from '([^'\n]+)')")
 
 
-def _repr_shadows(text: str) -> list[str]:
-    """module_shadow evidence from the module reprs a paste prints, for a package it also says
-    has no attribute (or cannot give a name)."""
+def _repr_shadows(text: str, lacking: set[str]) -> list[str]:
+    """module_shadow evidence from the module reprs a paste prints, for a package ``lacking`` an
+    attribute or a name the paste asked of it."""
     found = []
     for top, dotted, namespace, path in MODULE_REPR.findall(text):
-        if not re.search(rf"module '{top}' has no attribute|cannot import name '?\w+'? from '{top}'", text):
+        if top not in lacking:
             continue
         if namespace:
             found.append(f"gpuforge-evidence: module_shadow: {top} is a folder without __init__.py")
@@ -577,7 +579,8 @@ def evidence_lines(text: str) -> list[str]:
     cut = last_frames_of_cut_traceback(text)
     if cut:  # what the last frames were doing is all there is: entries may match it
         found["gpuforge-evidence: cut inside a traceback, last frames: " + " | ".join(cut)] = None
-    for module, attribute in NO_ATTRIBUTE.findall(text):
+    no_attribute = NO_ATTRIBUTE.findall(text)
+    for module, attribute in no_attribute:
         owner = _owner(module, attribute, text)
         if owner:
             found[f"gpuforge-evidence: {_shadow(owner)}: it has no attribute {attribute!r}"] = None
@@ -591,7 +594,8 @@ def evidence_lines(text: str) -> list[str]:
     for module, path in FROM_FILE.findall(text):
         if not INSTALLED.search(path) and _stem(path)[0] == module:
             found[f"gpuforge-evidence: module_shadow: {module} imported from {path}"] = None
-    found.update(dict.fromkeys(_repr_shadows(text)))
+    lacking = {module for module, _ in no_attribute} | set(CANNOT_GIVE.findall(text))
+    found.update(dict.fromkeys(_repr_shadows(text, lacking)))
     for header, downloaded in CONTENT_LENGTH.findall(text):
         if int(downloaded) > int(header):
             found["gpuforge-evidence: conda counted more bytes than Content-Length (a decoded body)"] = None
