@@ -10,6 +10,7 @@ a header written by whoever collected it:
     # cause: <what the thread established, and who said so>
     # proposed: <a slug for a cause the catalog lacks>   (optional)
     # relabel: <why `expected` was corrected, citing the thread>   (optional)
+    # decidable: <yes | partly | no>: <what in the text decides it, or what it lacks>   (optional)
     # ---
     <the user's text>
 
@@ -29,6 +30,12 @@ per entry (``in catalog``: reports whose expected id is a catalog id):
                one counts only when its candidates miss the expected id);
   false alarm  any finding on a report whose cause the catalog does not have (none, or a
                `proposed` cause).
+
+`decidable` is a reader's judgement, made without the doctor's answer: whether the user's text
+alone (not the thread's answers, not a linked file) lets someone who knows every catalog cause
+name the expected one first (yes), among two or three (partly), or not at all (no). `--by
+decidable` tallies by it: what the rules miss where the text decides, apart from what no rule
+over the text can reach.
 """
 
 from __future__ import annotations
@@ -55,7 +62,8 @@ REPORTS = Path(__file__).resolve().parents[1] / "tests" / "data" / "reports"  # 
 # reports set aside before the rules were written and read by no one who wrote them, scored on the
 # whole catalog (no rule came from them): the figure that predicts unseen reports
 SEALED = Path(__file__).resolve().parents[1] / "tests" / "data" / "sealed"
-HEADER = re.compile(r"# (url|source|kind|stack|expected|cause|proposed|relabel): ?(.*)$")
+HEADER = re.compile(r"# (url|source|kind|stack|expected|cause|proposed|relabel|decidable): ?(.*)$")
+DECIDABLE = ("yes", "partly", "no")
 REQUIRED = ("url", "source", "expected", "cause")
 KINDS = ("upstream", "downstream", "qa")
 STACKS = ("theano", "pytorch", "mxnet", "conda")
@@ -104,6 +112,7 @@ class UserReport:
     kind: str = ""
     proposed: str = ""
     stack: str = ""
+    decidable: str = ""  # yes | partly | no, where a reader judged it (else empty)
 
     @property
     def group(self) -> str:
@@ -195,6 +204,9 @@ def read_report(path: Path) -> UserReport:
             )
             if stack not in (*STACKS, "other"):
                 raise GpuforgeError(f"stack must be one of {', '.join(STACKS)}", path, number)
+            decidable = header.get("decidable", "").split(":")[0].strip()
+            if "decidable" in header and decidable not in DECIDABLE:
+                raise GpuforgeError(f"decidable must start with one of {', '.join(DECIDABLE)}", path, number)
             return UserReport(
                 path,
                 header["url"],
@@ -205,6 +217,7 @@ def read_report(path: Path) -> UserReport:
                 kind,
                 header.get("proposed", ""),
                 stack,
+                decidable,
             )
         m = HEADER.match(line)
         if not m:
@@ -384,6 +397,9 @@ def summary(figures: dict[str, Any]) -> list[str]:
     rows = {}
     if "sealed" in figures:
         rows["sealed"] = Tally.from_json(figures["sealed"]["kind"]["all"])
+        decides = figures["sealed"].get("decidable", {}).get("yes")
+        if decides:
+            rows["sealed, where the text decides"] = Tally.from_json(decides)
     rows["corpus, cross-validated"] = Tally.from_json(figures["kind"]["all"]["cross"])
     rows["corpus, whole"] = Tally.from_json(figures["kind"]["all"]["whole"])
     lines = side_by_side(rows)
@@ -580,7 +596,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--by",
-        choices=("kind", "source", "entry"),
+        choices=("kind", "source", "entry", "decidable"),
         action="append",
         help="tables to print (default: kind, source and entry)",
     )
@@ -616,6 +632,7 @@ def main(argv: list[str] | None = None) -> int:
         "kind": lambda r: r.kind,
         "source": lambda r: r.group if r.kind == "upstream" else f"({r.kind})",
         "entry": lambda r: r.expected if r.expected in evaluation.ids else "(outside the catalog)",
+        "decidable": lambda r: r.decidable or "(not judged)",
     }
     figures: dict[str, Any] = {}
     for by in args.by or ["kind", "source", "entry"]:
@@ -635,12 +652,20 @@ def main(argv: list[str] | None = None) -> int:
         }
         print("\n".join(side_by_side({f"sealed, {k}": t for k, t in sealed_kinds.items()})))
         print()
+        # where the text decides the cause, apart from where no rule over the text can reach
+        sealed_decidable = {
+            k: tally((o for o in sealed if (o.report.decidable or "(not judged)") == k), evaluation.ids)
+            for k in sorted({o.report.decidable or "(not judged)" for o in sealed})
+        }
+        print("\n".join(side_by_side({f"sealed, decidable {k}": t for k, t in sealed_decidable.items()})))
+        print()
         figures["sealed"] = {
             "kind": {k: t.as_json() for k, t in sealed_kinds.items()},
             "stack": {
                 k: tally((o for o in sealed if k in ("all", o.report.stack)), evaluation.ids).as_json()
                 for k in [*sorted({o.report.stack for o in sealed}), "all"]
             },
+            "decidable": {k: t.as_json() for k, t in sealed_decidable.items()},
         }
         figures["sealed_reports"] = [
             {

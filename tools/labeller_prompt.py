@@ -1,7 +1,7 @@
 """The prompts of a sealed round's helpers: the collectors, the settledness check, the relabel.
 
     python tools/labeller_prompt.py collect LETTER AREA_FILE   # one collector's prompt
-    python tools/labeller_prompt.py check LETTER [LETTER ...]  # the check of those folders
+    python tools/labeller_prompt.py check LETTER [LETTER ...]  # the check of those folders (or `reserve`)
     python tools/labeller_prompt.py relabel ROUND CHANGES_FILE # the header-only relabel
 
 Each prints its template from tools/labeller_prompts/ filled in: the repository's root, the
@@ -51,9 +51,14 @@ def collect(letter: str, area: Path) -> str:
 
 
 def check(letters: list[str]) -> str:
-    folders = ", ".join(str(DATA / f"sealed-next-{letter}") for letter in letters)
-    notes = "The labellers' notes: " + ", ".join(str(NOTES / f"scratch_{x}.txt") for x in letters) + "."
-    return fill("check", folders=folders, notes=notes)
+    """The check of helpers' folders (`reserve`: the reports an earlier round set aside, whose
+    labellers' notes are gone): settledness, then whether each text decides its cause."""
+    folders = ", ".join(
+        str(DATA / ("sealed-reserve" if x == "reserve" else f"sealed-next-{x}")) for x in letters
+    )
+    noted = [str(NOTES / f"scratch_{x}.txt") for x in letters if x != "reserve"]
+    notes = f"The labellers' notes: {', '.join(noted)}." if noted else ""
+    return fill("check", folders=folders, notes=notes, causes=causes())
 
 
 def relabel(round_: str, changes: Path) -> str:

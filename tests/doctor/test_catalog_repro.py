@@ -1370,6 +1370,19 @@ def test_code_for_the_old_gpu_backend(theano_python, tmp_path: Path) -> None:
     # with nose, the stub's own message (its text from the same file)
     skipped = "unittest.case.SkipTest: You are importing theano.sandbox.cuda. This is the old GPU back-end"
     assert first_id(skipped + " and is removed from Theano.") == "theano_old_backend_removed"
+    # code calling the old back-end without importing it (`theano.sandbox.cuda.use('gpu0')`):
+    # Theano 1.0's theano.sandbox has no cuda (and `import theano` imports no theano.sandbox),
+    # whatever the device flag says
+    call = "theano.sandbox.cuda.use('gpu0')"
+    for imports, missing in [
+        ("import theano.sandbox", "module 'theano.sandbox' has no attribute 'cuda'"),
+        ("import theano", "module 'theano' has no attribute 'sandbox'"),
+    ]:
+        called = run_in_theano(theano_python, tmp_path, f"{imports}\n{call}")
+        assert missing in called.stderr, called.stderr[-2000:]
+        assert first_id(called.stderr) == "theano_old_backend_removed"
+        tried = "I also tried THEANO_FLAGS=device=gpu and got the same error:\n" + called.stderr
+        assert first_id(tried) == "theano_old_backend_removed"
 
 
 def test_a_theano_graph_deeper_than_the_recursion_limit(theano_python, tmp_path: Path) -> None:

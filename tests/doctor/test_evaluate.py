@@ -41,6 +41,13 @@ def test_a_bad_header_is_a_located_error(tmp_path: Path) -> None:
     bad.write_text("# url: u\n# source: s\n# ---\ntext\n", encoding="utf-8")
     with pytest.raises(GpuforgeError, match="without expected, cause"):
         read_report(bad)
+    header = "# url: https://x/1\n# source: s\n# expected: none\n# cause: c\n"
+    bad.write_text(header + "# decidable: maybe: the words\n# ---\ntext\n", encoding="utf-8")
+    with pytest.raises(GpuforgeError, match="decidable must start with one of yes, partly, no") as err:
+        read_report(bad)
+    assert err.value.line == 6
+    bad.write_text(header + "# decidable: partly: two causes fit\n# ---\ntext\n", encoding="utf-8")
+    assert read_report(bad).decidable == "partly"
 
 
 def test_the_tallies(tmp_path: Path) -> None:

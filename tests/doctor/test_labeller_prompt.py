@@ -30,6 +30,10 @@ def test_the_check_and_the_relabel_are_filled(tmp_path: Path, capsys) -> None:
     assert tool.main(["check", "ea", "eb"]) == 0
     prompt = capsys.readouterr().out
     assert "sealed-next-ea, " in prompt and "scratch_eb.txt" in prompt and not PLACEHOLDERS.search(prompt)
+    assert "# decidable: <yes | partly | no>" in prompt and "- theano_too_old: " in prompt
+    assert tool.main(["check", "reserve"]) == 0  # the reserve: no labellers' notes left
+    prompt = capsys.readouterr().out
+    assert "sealed-reserve" in prompt and "scratch_" not in prompt and not PLACEHOLDERS.search(prompt)
     changes = tmp_path / "changes.md"
     changes.write_text("1. `channel_missing` now also names platforms.\n", encoding="utf-8")
     assert tool.main(["relabel", "round 17", str(changes)]) == 0

@@ -99,6 +99,12 @@ def test_a_name_a_later_release_added(paste, asked):
         ("Lasagne's rectify encapsulate theano.tensor.nnet.relu which is not exist.\n", "nnet.relu"),
         ("T.nnet.relu is missing in my install of theano\n", "theano.tensor.nnet.relu"),
         ("I can't find relu in theano.tensor.nnet, what is wrong?\n", "theano.tensor.nnet.relu"),
+        # Markdown's code marks round the names, "defined in" the module
+        (
+            "Then I use Pycharm to check the source code. I did not find ```dump``` defined in"
+            " ```theano.misc.pkl_utils```\n",
+            "theano.misc.pkl_utils.dump is in Theano 0.8.0",
+        ),
         ("Calling theano.tensor.nnet.conv3d() doesn't exist here\n", "nnet.conv3d is in Theano 0.9.0"),
         # other words before the name, its module from the line or the paste's own import
         ("theano's tensor.nnet will not support the relu() function yet\n", "theano.tensor.nnet.relu"),

@@ -48,7 +48,8 @@ MISSING_RE = re.compile(
     r"|'TheanoConfigParser' object has no attribute '(?P<config_attr>\w+)'"
 )
 # the same said in prose: "theano.tensor.nnet.relu which is not exist", "T.signal.pool is
-# missing", "there is no cuda under theano.sandbox", "can't find relu in theano.tensor.nnet"
+# missing", "there is no cuda under theano.sandbox", "can't find relu in theano.tensor.nnet",
+# "I did not find ```dump``` defined in ```theano.misc.pkl_utils```"
 _GONE = (
     r"(?:is|are)? ?not exists?|(?:does|do|dose)(?: not|n't) exists?|(?:is|are) missing|"
     r"(?:is|are)(?: not|n't) (?:there|available|defined|found)|is undefined|not found|"
@@ -59,10 +60,12 @@ PROSE_MISSING_RE = re.compile(
     rf"\b(?P<dotted>{_DOTTED})(?:\(\))?[`'\"]?,?(?: (?:function|module|attribute|op|class))?"
     rf",? (?:(?:which|that) )?(?:{_GONE})\b"
     r"|\b(?:there is no|there's no|there isn't (?:a|an|any)|I have no|I don't have|no such "
-    r"(?:module|attribute|function|submodule)|(?:cannot|can't|can not|could not|couldn't) find)"
-    r" (?:a |an |the |any )?[`'\"]?(?P<name>\w+)[`'\"]?(?:\(\))?"
-    r"(?: (?:module|function|attribute|submodule|class|op))? (?:in|under|from|inside|within) "
-    rf"(?:the )?[`'\"]?(?P<module>{_DOTTED}|theano)\b",
+    r"(?:module|attribute|function|submodule)|(?:cannot|can't|can not|could not|couldn't|"
+    r"did not|didn't) find)"
+    # a name in Markdown's code marks (`name`, ```name```), "defined in" the module
+    r" (?:a |an |the |any )?[`'\"]*(?P<name>\w+)[`'\"]*(?:\(\))?"
+    r"(?: (?:module|function|attribute|submodule|class|op))?(?: defined)? (?:in|under|from|inside|within) "
+    rf"(?:the )?[`'\"]*(?P<module>{_DOTTED}|theano)\b",
     re.I,
 )
 # a call with a keyword the installed release's signature lacks (CPython's words; 3.10 and
