@@ -1074,6 +1074,17 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "shape (64, 3, 3, 3)\n",
             "keras_backend_not_theano",
         ),
+        # ... and TensorFlow's Assign of such a kernel (Keras 2 loading 'th' weights on its backend)
+        (
+            "ValueError: Dimension 0 in both shapes must be equal, but are 5 and 128 for 'Assign' "
+            "(op: 'Assign') with input shapes: [5,1,1,128], [128,1,5,1].\n",
+            "keras_backend_not_theano",
+        ),
+        (
+            "ValueError: Dimension 2 in both shapes must be equal, but are 320 and 64 for 'Assign_3' "
+            "(op: 'Assign') with input shapes: [7,7,320,64], [7,7,64,3].\n",
+            None,
+        ),
         # ... not weights of another model (another size, other outputs)
         (
             "ValueError: Layer weight shape (3, 3, 64, 128) not compatible with provided weight "

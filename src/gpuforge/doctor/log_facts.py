@@ -377,6 +377,16 @@ KERAS_WEIGHT_SHAPE_RE = re.compile(
 )
 
 
+# TensorFlow's refusal to assign the saved kernel to the variable (Keras 2's backend
+# batch_set_value, an Assign op): its shape-inference words (tensorflow/core/framework/
+# shape_inference.cc, InferenceContext::Merge: "Dimension ", i, " in both shapes must be equal,
+# but are ", ...) and the op and its input shapes after them (u/theano/Veleslavia-EUSIPCO2017_...2)
+TF_ASSIGN_SHAPES_RE = re.compile(
+    r"in both shapes must be equal, but are \d+ and \d+ for '[^'\n]*' \(op: 'Assign'\)"
+    r" with input shapes: \[(?P<layer>[\d, ]+)\], \[(?P<given>[\d, ]+)\]"
+)
+
+
 def _kernel_layouts_differ(layer: list[int | None], given: list[int | None]) -> bool:
     """One 4-D kernel in the 'tf' layout and the other in 'th', the same kernel size and outputs."""
     if len(layer) != 4 or len(given) != 4:
@@ -405,13 +415,15 @@ def keras_ordering_mismatch(text: str) -> str | None:
                 f"Keras expected ({m['expected']}) and got ({m['got']}): the same dimensions, the"
                 f" {channels} channels at the other end (channels-first 'th' against channels-last 'tf')"
             )
-    for m in KERAS_WEIGHT_SHAPE_RE.finditer(text):
-        layer, given = _dims(m["layer"]), _dims(m["given"])
-        if layer and given and _kernel_layouts_differ(layer, given):
-            return (
-                f"Keras's layer kernel ({m['layer']}) against saved weights ({m['given']}): the same"
-                " kernel in the other ordering's layout ('th' out, in, rows, cols; 'tf' rows, cols, in, out)"
-            )
+    refusals = ((KERAS_WEIGHT_SHAPE_RE, "Keras's layer kernel"), (TF_ASSIGN_SHAPES_RE, "an Assign of"))
+    for regex, where in refusals:
+        for m in regex.finditer(text):
+            layer, given = _dims(m["layer"]), _dims(m["given"])
+            if layer and given and _kernel_layouts_differ(layer, given):
+                return (
+                    f"{where} ({m['layer']}) against saved weights ({m['given']}): the same kernel in"
+                    " the other ordering's layout ('th' out, in, rows, cols; 'tf' rows, cols, in, out)"
+                )
     return None
 
 
