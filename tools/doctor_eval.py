@@ -253,39 +253,51 @@ def switched_off(group: str) -> dict[str, frozenset[bytes]]:
     return off
 
 
+def verdict_of(expected: str, ids: set[str], first: tuple[str, tuple[str, ...]] | None) -> str:
+    """right | wrong | undecided | abstained | quiet, of a first finding (its id, and its candidates
+    where it is undecided) for a report expecting ``expected``."""
+    if expected not in ids:
+        return "quiet" if first is None else "wrong"
+    if first is None:
+        return "abstained"
+    if first[0] == expected:
+        return "right"
+    return "undecided" if expected in first[1] else "wrong"
+
+
 def judge(report: UserReport, ids: set[str], off: dict[str, frozenset[bytes]] | None = None) -> Outcome:
     start = time.perf_counter()
     findings = diagnose_log(report.text, off)
     outcome = Outcome(report, findings, time.perf_counter() - start)
     first = outcome.first
-    if report.expected not in ids:
-        outcome.verdict = "quiet" if first is None else "wrong"
-    elif first is None:
-        outcome.verdict = "abstained"
-    elif first.id == report.expected:
-        outcome.verdict = "right"
-    elif first.undecided:
-        outcome.verdict = "undecided" if report.expected in first.entry.candidates else "wrong"
-    else:
-        outcome.verdict = "wrong"
+    outcome.verdict = verdict_of(
+        report.expected,
+        ids,
+        None if first is None else (first.id, first.entry.candidates if first.undecided else ()),
+    )
     return outcome
+
+
+def count(t: Tally, in_catalog: bool, verdict: str, recalled: bool) -> None:
+    """One report's outcome added to ``t``."""
+    t.reports += 1
+    if in_catalog:
+        t.in_catalog += 1
+        t.first_right += verdict == "right"
+        t.recalled += recalled
+        t.undecided += verdict == "undecided"
+        t.abstained += verdict == "abstained"
+        t.wrong += verdict == "wrong"
+    else:
+        t.outside += 1
+        t.false_alarms += verdict == "wrong"
 
 
 def tally(outcomes: Iterable[Outcome], ids: set[str]) -> Tally:
     t = Tally()
     for o in outcomes:
-        t.reports += 1
         t.seconds.append(o.seconds)
-        if o.report.expected in ids:
-            t.in_catalog += 1
-            t.first_right += o.verdict == "right"
-            t.recalled += o.report.expected in o.named()
-            t.undecided += o.verdict == "undecided"
-            t.abstained += o.verdict == "abstained"
-            t.wrong += o.verdict == "wrong"
-        else:
-            t.outside += 1
-            t.false_alarms += o.verdict == "wrong"
+        count(t, o.report.expected in ids, o.verdict, o.report.expected in o.named())
     return t
 
 

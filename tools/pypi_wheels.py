@@ -4,9 +4,10 @@
 
 Reads PyPI's JSON API (https://pypi.org/pypi/<package>/json, or a saved copy of it) for each
 package of PACKAGES and keeps, for every release with files, the CPython tags (cp38, cp39, ...)
-of its wheels, with the sha256 of the document read. The doctor reads it to tell a pip failure
-that is a release with no build for this interpreter (`torch==1.6.0` on Python 3.9: 1.6.0 has
-cp36 to cp38; `mxnet~=1.7` where pip lists only 1.6.0) from a pin of a release that never was.
+of its wheels, whether any release has an sdist, and the sha256 of the document read. The
+doctor reads it to tell a pip failure that is a release with no build for this interpreter
+(`torch==1.6.0` on Python 3.9: 1.6.0 has cp36 to cp38; `mxnet~=1.7` where pip lists only 1.6.0;
+nothing listed of a package with no sdist) from a pin of a release that never was.
 """
 
 from __future__ import annotations
@@ -23,7 +24,30 @@ from gpuforge.doctor.catalog import version_key
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import write_atomic
 
-PACKAGES = ("torch", "torchvision", "torchaudio", "mxnet")
+PACKAGES = (
+    "torch",
+    "torchvision",
+    "torchaudio",
+    "mxnet",
+    # the GPU builds pip is asked for by name, and TensorFlow beside them: whether any release
+    # has an sdist tells "nothing listed" (no build for this Python or platform) from a build
+    # pip could have compiled
+    "mxnet-mkl",
+    "mxnet-cu80",
+    "mxnet-cu90",
+    "mxnet-cu92mkl",
+    "mxnet-cu100",
+    "mxnet-cu101mkl",
+    "mxnet-cu102mkl",
+    "mxnet-cu110",
+    "mxnet-cu112",
+    "cupy-cuda90",
+    "cupy-cuda100",
+    "cupy-cuda110",
+    "cupy-cuda11x",
+    "cupy-cuda12x",
+    "tensorflow",
+)
 URL = "https://pypi.org/pypi/{}/json"
 OUT = Path(__file__).resolve().parents[1] / "src" / "gpuforge" / "data" / "pypi_wheels.json"
 TAG_RE = re.compile(r"-(cp\d+)-")
@@ -47,6 +71,8 @@ def read_package(name: str, saved: str | None) -> list[str]:
         "source": URL.format(name),
         "sha256": hashlib.sha256(raw).hexdigest(),
         "read": date.today().isoformat(),
+        # a source distribution in any release: pip may build one for a Python without wheels
+        "sdist": any(f.get("packagetype") == "sdist" for files in releases.values() for f in files),
     }
     lines = [f'  "{name}": {{', *(f"   {json.dumps(k)}: {json.dumps(v)}," for k, v in head.items())]
     lines.append('   "python_tags": {')

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from doctor_eval import Tally, read_report, report_files, side_by_side
+from doctor_eval import Tally, count, read_report, report_files, side_by_side, verdict_of
 
 from gpuforge.doctor.catalog import load_catalog
 from gpuforge.errors import GpuforgeError
@@ -75,24 +75,11 @@ def tallies(commit: str, folders: list[Path]) -> dict[str, Tally]:
     ids = then & {e.id for e in load_catalog()}
     rows: dict[str, Tally] = {}
     for report, found in zip(reports, answers, strict=True):
+        first = (found[0][0], tuple(found[0][1])) if found else None
+        verdict = verdict_of(report.expected, ids, first)
+        named = report.expected in [i for f, candidates in found for i in (f, *candidates)]
         for key in (report.decidable or "(not judged)", "all"):
-            t = rows.setdefault(key, Tally())
-            t.reports += 1
-            named = [i for f, candidates in found for i in (f, *candidates)]
-            if report.expected not in ids:
-                t.outside += 1
-                t.false_alarms += bool(found)
-                continue
-            t.in_catalog += 1
-            t.recalled += report.expected in named
-            if not found:
-                t.abstained += 1
-            elif found[0][0] == report.expected:
-                t.first_right += 1
-            elif report.expected in found[0][1]:
-                t.undecided += 1
-            else:
-                t.wrong += 1
+            count(rows.setdefault(key, Tally()), report.expected in ids, verdict, named)
     return {k: rows[k] for k in ORDER if k in rows}
 
 

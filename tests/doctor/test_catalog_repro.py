@@ -255,6 +255,35 @@ def test_an_extension_built_against_another_torchs_symbols(tmp_path: Path) -> No
         assert first_id(out) == "torch_extension_other_torch", out
     own = out.replace("ext_at.so", "site-packages/torch/lib/libtorch_python.so")
     assert first_id(own) != "torch_extension_other_torch", own
+    # the loader's words with the library's path cut from the paste
+    refused = next(line for line in out.splitlines() if "undefined symbol" in line)
+    cut = refused[refused.index("undefined symbol") :]
+    assert first_id(cut + "\n") == "torch_extension_other_torch"
+    assert first_id(f"I encountered a problem: {cut}\n") == "torch_extension_other_torch"
+
+
+def test_an_extension_built_against_a_split_cuda_torch(tmp_path: Path) -> None:
+    """A real extension module linked against libtorch_cuda_cu.so (PyTorch 1.8-1.13's CUDA
+    wheels split libtorch_cuda in two, pytorch#49050; 2.0 has no such library, pytorch#87502),
+    imported where that library is not: the loader's own refusal."""
+    gxx = tool("g++", "g++")
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "cuda_cu.cpp").write_text("int torch_cuda_cu_marker() { return 1; }\n", encoding="utf-8")
+    run([gxx, "-shared", "-fPIC", "-o", "lib/libtorch_cuda_cu.so", "lib/cuda_cu.cpp"], tmp_path)
+    (tmp_path / "ext_split.cpp").write_text(
+        "int torch_cuda_cu_marker();\n"
+        'extern "C" void* PyInit_ext_split() { return torch_cuda_cu_marker() ? nullptr : nullptr; }\n',
+        encoding="utf-8",
+    )
+    link = ["-Llib", "-ltorch_cuda_cu", "-Wl,-rpath,$ORIGIN/lib"]  # found beside it, as torch/lib is
+    run([gxx, "-shared", "-fPIC", "-o", "ext_split.so", "ext_split.cpp", *link], tmp_path)
+    loaded = run([sys.executable, "-c", "import ext_split"], tmp_path)
+    assert "cannot open shared object file" not in loaded, loaded  # the split torch's library loads
+    (lib / "libtorch_cuda_cu.so").unlink()  # the torch of 2.0 and later, or a CPU build
+    out = run([sys.executable, "-c", "import ext_split"], tmp_path)
+    assert "libtorch_cuda_cu.so: cannot open shared object file" in out, out
+    assert first_id(out) == "torch_extension_other_torch", out
 
 
 def torch_wheel_source(path: str) -> str:

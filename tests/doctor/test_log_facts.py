@@ -366,10 +366,11 @@ def assert_no_build_judged(paste: str, fact: str, judged: bool) -> None:
             "requirements-pip.txt (line 11)) (from versions: 1.7.0, 1.7.1, 1.8.0)\n",
             False,
         ),
-        # nothing listed at all: the package or the index may be wrong (torch's own nothing is
+        # nothing listed at all, of a package not recorded: the package or the index may be wrong
+        # (nothing of torch, mxnet and the other wheels-only packages recorded is
         # test_a_release_without_a_wheel_for_the_stated_python's)
         (
-            "ERROR: Could not find a version that satisfies the requirement mxnet==1.0"
+            "ERROR: Could not find a version that satisfies the requirement mxnet-cu111==1.0"
             " (from versions: none)\n",
             False,
         ),
@@ -456,7 +457,35 @@ def test_a_pin_older_than_every_build_pip_lists(paste, judged):
             " (from versions: none)\n",
             False,
         ),
+        # ... while a package PyPI has wheels of only (no sdist) lists nothing for this Python or
+        # platform: TensorFlow on a Python newer than its wheels, CuPy's CUDA 9.0 build on ppc64
+        (
+            "Python version 3.13\n> pip install tensorflow\nERROR: Could not find a version that "
+            "satisfies the requirement tensorflow (from versions: none)\n",
+            True,
+        ),
+        (
+            "ERROR: Could not find a version that satisfies the requirement cupy-cuda90"
+            " (from versions: none)\n",
+            True,
+        ),
+        # ... unless pip could not read the index, or the package is not one recorded
+        (
+            "WARNING: Retrying (Retry(total=4)) after connection broken\nERROR: Could not find a version that"
+            " satisfies the requirement tensorflow (from versions: none)\n",
+            False,
+        ),
+        (
+            "ERROR: Could not find a version that satisfies the requirement mypkg (from versions: none)\n",
+            False,
+        ),
         # releases that satisfy the request exist on PyPI, and pip lists others only
+        # ... also where pip names the package that required it (`(from cnocr)`)
+        (
+            "ERROR: Could not find a version that satisfies the requirement mxnet<1.5.0,>=1.4.1 (from cnocr)"
+            " (from versions: 0.12.0, 1.0.0, 1.2.0, 1.6.0)\n",
+            True,
+        ),
         (
             "ERROR: Could not find a version that satisfies the requirement mxnet~=1.7 (from versions: "
             "1.6.0)\nERROR: No matching distribution found for mxnet~=1.7\n",
@@ -515,10 +544,18 @@ def test_the_release_table_is_what_the_tool_writes(tmp_path):
                 "0.1.2": [],
             }
         },
-        "torchvision": {"releases": {"0.8.2": [{"filename": "torchvision-0.8.2-cp39-cp39-win_amd64.whl"}]}},
+        "torchvision": {
+            "releases": {
+                "0.8.2": [
+                    {"filename": "torchvision-0.8.2-cp39-cp39-win_amd64.whl", "packagetype": "bdist_wheel"},
+                    {"filename": "torchvision-0.8.2.tar.gz", "packagetype": "sdist"},
+                ]
+            }
+        },
         "torchaudio": {"releases": {}},
         "mxnet": {"releases": {"1.9.1": [{"filename": "mxnet-1.9.1-py3-none-manylinux2014_x86_64.whl"}]}},
     }
+    docs |= {name: {"releases": {}} for name in pypi_wheels.PACKAGES if name not in docs}
     args = []
     for name, doc in docs.items():
         (tmp_path / f"{name}.json").write_bytes(json.dumps(doc).encode())
@@ -536,8 +573,11 @@ def test_the_release_table_is_what_the_tool_writes(tmp_path):
     assert written["mxnet"]["python_tags"] == {"1.9.1": []}
     assert written["torchvision"]["python_tags"] == {"0.8.2": ["cp39"]}
     assert written["torchaudio"]["python_tags"] == {}
+    # an sdist in any release: pip may build one where no wheel fits
+    assert written["torchvision"]["sdist"] is True and written["mxnet"]["sdist"] is False
     stored = json.loads(locations.PYPI_WHEELS.read_text())
-    assert set(stored) == set(pypi_wheels.PACKAGES) == {"torch", "torchvision", "torchaudio", "mxnet"}
+    assert set(stored) == set(pypi_wheels.PACKAGES) >= {"torch", "torchvision", "torchaudio", "mxnet"}
+    assert all(isinstance(block["sdist"], bool) for block in stored.values())
     assert all(len(p["sha256"]) == 64 for p in stored.values())
 
 
@@ -1085,6 +1125,16 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "(op: 'Assign') with input shapes: [7,7,320,64], [7,7,64,3].\n",
             None,
         ),
+        # ... and TensorFlow's conv reading a channels-first image's size as its channels
+        (
+            "ValueError: number of input channels does not match corresponding dimension of filter,"
+            " 224 != 3\n",
+            "keras_backend_not_theano",
+        ),
+        (
+            "ValueError: number of input channels does not match corresponding dimension of filter, 4 != 3\n",
+            None,
+        ),
         # ... not weights of another model (another size, other outputs)
         (
             "ValueError: Layer weight shape (3, 3, 64, 128) not compatible with provided weight "
@@ -1117,6 +1167,14 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         # ... not where the spec pins a build (env_file_exported_builds), nor a dependency chain
         ("ResolvePackageNotFound:\n  - freetype 2.5.5 2\n", None),
         ("ResolvePackageNotFound:\n  - torchvision -> pytorch[version='>=1.1']\n", None),
+        # ... but a spec of its own in MatchSpec's bracket form is the package asked for
+        ("ResolvePackageNotFound: \n  - taskgraph[version='>=0.9.1']\n", "channel_missing"),
+        # ... not a file given to `conda install` as if it were a package (`conda env create -f`)
+        (
+            "PackagesNotFoundError: The following packages are not available from current channels:\n\n"
+            "  - conda/environment.yml\n",
+            None,
+        ),
         # mxnet counting no GPU: a CPU build's Context::GetGPUCount (base.h:440-456) ...
         ("print(mxnet.context.num_gpus())   #0\nprint(get_gpu_count_torch())   # 4\n", "mx_cpu_build"),
         ('mx.context.num_gpus()\n```\ngives "0" as result\n', "mx_cpu_build"),
@@ -1302,6 +1360,20 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             'Error loading \\"c:\\\\x\\\\torch\\\\lib\\\\fbgemm.dll\\" or one of its dependencies."}\n',
             "runtime_dll_beside_wheel",
         ),
+        # ... its folder elided by the user, the name misspelt
+        (
+            "results in an error with PyTorch 2.4 on Windows: The specified module could not be found. Error"
+            ' loading "[...]fbgem.dll" or one of its dependencies.\n',
+            "runtime_dll_beside_wheel",
+        ),
+        # pygpu's failed start beside the user's "Missing libcuda.so"
+        (
+            "results in Missing `libcuda.so` error when importing Theano\n"
+            "ERROR (theano.gpuarray): Could not initialize pygpu, support disabled\n",
+            "pygpu_load_lib",
+        ),
+        # CUDA's "no kernel image" with its last word retyped by the user
+        ("RuntimeError: CUDA error: no kernel image is available for execution on the driver\n", "old_gpu"),
         # PyTorch seeing no GPU in a container started without one ...
         (
             "I pulled the official docker image, and torch.cuda.is_available() = False.\n",
@@ -1342,6 +1414,33 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         ("ERROR: Package 'numpy' requires a different Python: 3.6.9 not in '>=3.7'\n", "no_build_for_python"),
         # PyTorch's own words: a build without CUDA, a compiler newer than its CUDA accepts
         ("RuntimeError: PyTorch was compiled without CUDA support\n", "mx_cpu_build"),
+        # numpy's removed alias under IPython 8's traceback frames: another package's code
+        (
+            "  File ~\\envs\\x\\lib\\site-packages\\pandas\\util\\testing.py:27\n"
+            "    import pandas._libs.testing as _testing\n"
+            "  File pandas/_libs/testing.pyx:10 in init pandas._libs.testing\n"
+            "AttributeError: module 'numpy' has no attribute 'bool'.\n",
+            "numpy_aliases_other_package",
+        ),
+        # Theano's MKL 2018 check said in prose: both of its message's facts
+        (
+            "Theano with MKL 2018 requires to define the environment variable MKL_THREADING_LAYER=GNU"
+            " to run.\n",
+            "mkl_threading",
+        ),
+        ("PyTensor does not find MKL for BLAS although MKL_THREADING_LAYER=GNU is set\n", None),
+        # mxnet 0.9-0.10's imperative call of a built-in on a device it has no function for
+        (
+            "mxnet.base.MXNetError: [21:26:49] src/c_api/c_api_ndarray.cc:274: Operator _zeros cannot be"
+            " run; requires at least one of FCompute<xpu>, NDArrayFunction, FCreateOperator be registered\n",
+            "mx_cpu_build",
+        ),
+        # ... not a user's own operator (no underscore name): it may lack its GPU function anywhere
+        (
+            "Operator MyProposal cannot be run; requires at least one of FCompute<xpu>, NDArrayFunction,"
+            " FCreateOperator be registered\n",
+            None,
+        ),
         (
             "RuntimeError: The current installed version of g++ (13.2.1) is greater than the maximum "
             "required version by CUDA 12.1. Please make sure to use an adequate version of g++"

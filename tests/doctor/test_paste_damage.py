@@ -264,6 +264,15 @@ def test_a_programs_quoted_source_is_not_its_output():
         '        return False, "cuDNN version is too old. Update to v5, was %d." % v\n'
     )
     assert ids(returned) == []
+    # ... but a `raise` right under a traceback's frame line is the line that raised, in a
+    # paste cut after it (Theano 1.0.5 theano/gpuarray/__init__.py:65, init_dev)
+    cut = (
+        '  File "/usr/lib/python3/dist-packages/theano/gpuarray/__init__.py", line 65, in init_dev\n'
+        "    raise RuntimeError(\"You can't initialize the GPU in a subprocess if the parent process"
+        ' already did it")\n'
+    )
+    assert ids(cut)[:1] == ["cuda_reinit_forked"]
+    assert ids(cut.replace("raise RuntimeError(", "return False, ")) == []  # a return there raised nothing
 
 
 def test_a_warning_is_not_the_cause_of_an_exception_after_it():

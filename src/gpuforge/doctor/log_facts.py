@@ -430,10 +430,12 @@ def keras_ordering_mismatch(text: str) -> str | None:
 # pip's resolver (pip/_internal/resolution/resolvelib/factory.py, and the legacy resolver's
 # package_finder.py): "Could not find a version that satisfies the requirement %s (from
 # versions: %s)", the versions listed being those with a build this Python and platform can use
+# where pip says a requirement came from, between it and the versions it lists: `(from cnocr)`,
+# `(from -r requirements.txt (line 1))`
+REQUIRED_BY = r"(?:\s*\(from (?!versions)[^()\n]*(?:\([^()\n]*\))?[^()\n]*\))?"
 PIP_NOT_FOUND_RE = re.compile(
     r"satisfies the requirement (?P<name>[\w.-]+)\s*(?P<op>==|<=|<)\s*(?P<want>\d+(?:\.\d+)*)[^\s(]*"
-    # where the requirement came from: `(from -r requirements.txt (line 1))`
-    r"[^(\n]*(?:\(from [^()\n]*(?:\([^()\n]*\))?[^()\n]*\)\s*)?\(from versions:? (?P<listed>[^)\n]*)\)",
+    rf"[^(\n]*{REQUIRED_BY}\s*\(from versions:? (?P<listed>[^)\n]*)\)",
     re.I,
 )
 
@@ -477,7 +479,7 @@ PIP_STACK_REQUIREMENT_RE = re.compile(
     r"satisfies the requirement (?P<name>torch|torchvision|torchaudio|mxnet(?:-cu\d+\w*|-mkl)?)\b"
     r"(?P<spec>\s*(?:(?P<op>==|>=|~=|<=|!=|<|>)\s*(?P<want>\d+(?:\.\d+)*)[^\s(,]*)"
     r"(?:\s*,\s*(?:==|>=|~=|<=|!=|<|>)\s*[\w.*+]+)*)?"
-    r"(?:\s*\(from versions:? (?P<listed>[^)\n]*)\))?",
+    rf"{REQUIRED_BY}(?:\s*\(from versions:? (?P<listed>[^)\n]*)\))?",
     re.I,
 )
 # pip could not read the index: its retries and connection errors say so, not a missing build
@@ -491,6 +493,21 @@ PIP_UNREACHABLE_RE = re.compile(
 @cache
 def _pypi_wheels() -> dict[str, Any]:
     return json.loads(locations.PYPI_WHEELS.read_text(encoding="utf-8"))
+
+
+def pypi_wheels_only(package: str) -> bool:
+    """Whether ``package`` is one PyPI has wheels of and no sdist in any release (data/pypi_wheels.json):
+    pip listing none of its versions read the index and found no wheel for this Python or platform."""
+    recorded = _pypi_wheels().get(package)
+    return recorded is not None and recorded.get("sdist") is False
+
+
+# pip's "Could not find a version" with nothing listed (pip 20.0 and later say "none"; before,
+# the list is empty), for any package
+PIP_NOTHING_LISTED_RE = re.compile(
+    rf"satisfies the requirement (?P<name>[\w.-]+)[^(\n]*{REQUIRED_BY}\s*\(from versions:? ?(?:none)?\)",
+    re.I,
+)
 
 
 def pypi_releases(package: str) -> dict[str, list[str]]:
@@ -521,7 +538,8 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
     release asked for by its Requires-Python; releases of torch, torchvision, torchaudio or mxnet
     that satisfy the request (PyPI's file lists) while pip lists others and none of them; a pin of
     one whose wheels are all for other Pythons than the one stated; or nothing at all listed for a
-    64-bit Python (a 32-bit one is win32's) while pip read the index."""
+    64-bit Python (a 32-bit one is win32's), or of a package PyPI has wheels of only, while pip
+    read the index."""
     for m in REQUIRES_PYTHON_SKIPPED_RE.finditer(text):
         skipped = re.findall(r"(\d+(?:\.\d+)*) Requires-Python", m["skipped"])
         if (m["want"] in skipped) or (not m["want"] and skipped and m["listed"].strip() == "none"):
@@ -554,6 +572,14 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
                 return (
                     f"pip lists no {m['name']} build at all for this Python {python or ''}".rstrip()
                     + " (torch has wheels only, for 64-bit CPythons of its release's time)"
+                )
+    # any package PyPI has wheels of only (no sdist: data/pypi_wheels.json): nothing listed while
+    # pip read the index is no wheel for this interpreter or platform (a 32-bit Python's: win32)
+    if bits != 32 and not PIP_UNREACHABLE_RE.search(text):
+        for m in PIP_NOTHING_LISTED_RE.finditer(text):
+            if pypi_wheels_only(m["name"].lower()):
+                return (
+                    f"pip lists no {m['name']} build at all here, and PyPI has wheels of it only (no sdist)"
                 )
     return None
 

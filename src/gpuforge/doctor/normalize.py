@@ -196,16 +196,30 @@ def _in_english(template: str) -> Callable[[re.Match[str]], str]:
     return lambda m: template.format(next(g for g in m.groups() if g))
 
 
+def _unless_raised(m: re.Match[str]) -> str:
+    """A quoted `raise`/`warn`/`return` line's message cut, unless a traceback's frame line
+    shows the `raise` ran."""
+    if m[1] and m[2].lstrip(" \t>").startswith("raise "):
+        return m[0]
+    return f"{m[1] or ''}{m[2]}...)"
+
+
 # (pattern, replacement); applied in order, each over the whole text.
 RULES = [
     (re.compile(p), r)
     for p, r in (
         (r"\x1b\[[0-9;]*[A-Za-z]", ""),  # terminal colours
-        # a program's source quoted in the paste (a traceback's line, a user quoting Theano's
-        # init_dev or _dnn_check_version): `raise E("message")`, `warnings.warn("message"` and
-        # `return False, "message"` are code that may not have run, so the message is not the
-        # program's output (one that ran prints it on the exception's or the warning's own line)
-        (r"(?m)^([ \t>]*(?:raise [\w.]+\(|warnings\.warn\(|return [\w.]+, ))[\"'][^\n]*", r"\1...)"),
+        # a program's source quoted in the paste (a user quoting Theano's init_dev or
+        # _dnn_check_version): `raise E("message")`, `warnings.warn("message"` and `return
+        # False, "message"` are code that may not have run, so the message is not the program's
+        # output (one that ran prints it on the exception's or the warning's own line); but a
+        # `raise` right under a traceback's frame line is the line that raised (a paste cut
+        # after it shows its message nowhere else)
+        (
+            r"(?m)^([^\n]*\", line \d+, in [^\n]*\n)?"
+            r"([ \t>]*(?:raise [\w.]+\(|warnings\.warn\(|return [\w.]+, ))[\"'][^\n]*",
+            _unless_raised,
+        ),
         (r"\r\n?", "\n"),
         # GCC's quotes in a UTF-8 locale as Python 2 repr()s a byte string (Theano 0.x's
         # `Compilation failed` exception): `\xe2\x80\x98hypot\xe2\x80\x99` is `'hypot'`
