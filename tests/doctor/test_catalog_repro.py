@@ -28,6 +28,7 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
+    "torch_cudnn_other_runtime",
     "mkl_cannot_load_its_libraries",
     "conda_env_create_with_specs",
     "cpu_lacks_instructions",
@@ -318,6 +319,48 @@ def test_torchs_own_words_for_an_nvcc_of_another_cuda(tmp_path: Path) -> None:
     formatted = "RuntimeError:\n" + message.replace("%s", "{}").format("12.4", "11.8")
     for printed in (raised, formatted):
         assert first_id(printed) == "extension_nvcc_not_torch_cuda", printed
+
+
+def test_torchs_own_check_of_the_cudnn_it_loaded(monkeypatch) -> None:
+    """torch.backends.cudnn._init, the function itself from the real torch wheel, run where the
+    cuDNN loaded (a system one LD_LIBRARY_PATH names) is older than the one torch was built with:
+    its own RuntimeError names torch_cudnn_other_runtime, as torch 1.11-1.12's wording did."""
+    source = torch_wheel_source("torch/backends/cudnn/__init__.py")
+    [function] = [
+        node
+        for block in ast.parse(source).body
+        if isinstance(block, ast.If)
+        for node in block.body
+        if isinstance(node, ast.FunctionDef) and node.name == "_init"
+    ]
+
+    class Cudnn:  # the loaded cuDNN 9.0 against the 9.1 torch was built with
+        is_cuda = True
+
+        @staticmethod
+        def getVersionInt():
+            return 90000
+
+        @staticmethod
+        def getRuntimeVersion():
+            return (9, 0, 0)
+
+        @staticmethod
+        def getCompileVersion():
+            return (9, 1, 0)
+
+    namespace = {"os": os, "_cudnn": Cudnn, "__cudnn_version": None}
+    exec(compile(ast.Module(body=[function], type_ignores=[]), "cudnn/__init__.py", "exec"), namespace)
+    monkeypatch.setenv("LD_LIBRARY_PATH", "/usr/local/cuda/lib64")
+    with pytest.raises(RuntimeError) as raised:
+        namespace["_init"]()
+    printed = f"RuntimeError: {raised.value}\n"
+    assert "cuDNN version incompatibility" in printed, printed
+    assert first_id(printed) == "torch_cudnn_other_runtime", printed
+    older = (
+        "cuDNN version incompatibility: PyTorch was compiled against (8, 4, 0) but linked against (8, 3, 3)\n"
+    )
+    assert first_id(older) == "torch_cudnn_other_runtime"
 
 
 def test_torchs_own_words_for_no_cuda_toolkit(tmp_path: Path) -> None:
