@@ -275,6 +275,25 @@ def test_a_programs_quoted_source_is_not_its_output():
     assert ids(cut.replace("raise RuntimeError(", "return False, ")) == []  # a return there raised nothing
 
 
+def test_theanos_start_up_notice_of_an_old_cudnn_is_not_the_failure_after_it():
+    """The old back-end's `Using gpu device` line names the cuDNN it could not use and goes on
+    without it (rel-0.9.0 theano/sandbox/cuda/__init__.py:601-629): alone it names cudnn_version,
+    beside an exception raised after it, nothing of cuDNN; the same message raised (the new
+    back-end's `You enabled cuDNN, but we aren't able to use it`) is the failure."""
+    notice = (
+        "Using gpu device 0: GRID K520 (CNMeM is enabled with initial size: 75.0% of memory, cuDNN"
+        " Version is too old. Update to v5, was 3007.)\n"
+    )
+    assert ids(notice)[:1] == ["cudnn_version"]
+    failed = notice + 'Traceback (most recent call last):\n  File "x.py", line 3\nTypeError: bad call\n'
+    assert "cudnn_version" not in ids(failed)
+    raised = (
+        "RuntimeError: You enabled cuDNN, but we aren't able to use it: cuDNN version is too old."
+        " Update to v5, was 3007.\n"
+    )
+    assert ids(raised)[:1] == ["cudnn_version"]
+
+
 def test_a_warning_is_not_the_cause_of_an_exception_after_it():
     """Theano's `g++ not available` warning (configdefaults.py: it falls back to Python code and
     goes on) names gxx_missing alone, not beside an exception raised after it (round 5's
