@@ -1,6 +1,6 @@
 """Open a sealed round: merge the helpers' folders into tests/data/sealed/ without reading a report.
 
-    python tools/seal_round.py [--dry-run] [--seed N] [--seen FILE] [--park]
+    python tools/seal_round.py [--dry-run] [--seed N] [--seen FILE] [--park | --all-stacks]
 
 Helpers write the reports they collect to tests/data/sealed-next-*/ (one folder each, with an
 INDEX.tsv of `<stack>/<file>\\t<stack>\\t<kind>\\t<expected>` lines); reports set aside unread by
@@ -13,7 +13,8 @@ an earlier round wait in tests/data/sealed-reserve/ with the same INDEX.tsv. Thi
   rule was written from while the round was collected), and counts it;
 - keeps the Theano family at least half of the round, as issue 30 asks: when the other stacks
   outnumber it, a seeded draw over file names (never their text) sets the surplus aside in
-  tests/data/sealed-reserve/ for a later round;
+  tests/data/sealed-reserve/ for a later round (`--all-stacks` keeps them all: the stored threads
+  hold too few of the Theano family for half of any round, and the figures are per stack too);
 - moves the reports into tests/data/sealed/<stack>/ and writes one INDEX.tsv there and one in
   the reserve.
 
@@ -88,9 +89,14 @@ def read_urls(path: Path) -> set[str]:
 
 
 def plan(
-    entries: list[Entry], known: set[str], seed: int, read: frozenset[str] = frozenset()
+    entries: list[Entry],
+    known: set[str],
+    seed: int,
+    read: frozenset[str] = frozenset(),
+    balanced: bool = True,
 ) -> tuple[list[Entry], list[Entry], Counter[str]]:
-    """(the round, the reserve, what was dropped and why); ``read``: urls the rule writer read."""
+    """(the round, the reserve, what was dropped and why); ``read``: urls the rule writer read;
+    ``balanced``: the other stacks no more than the Theano family, the surplus reserved."""
     dropped: Counter[str] = Counter()
     seen: set[str] = set()
     kept = []
@@ -107,7 +113,7 @@ def plan(
             kept.append(entry)
     theano = [e for e in kept if e.stack == "theano"]
     others = sorted((e for e in kept if e.stack != "theano"), key=lambda e: (e.folder.name, e.name))
-    surplus = max(0, len(others) - len(theano))
+    surplus = max(0, len(others) - len(theano)) if balanced else 0
     reserve = random.Random(seed).sample(others, surplus)
     return [e for e in kept if e not in reserve], reserve, dropped
 
@@ -136,6 +142,9 @@ def main(argv: list[str] | None = None, data: Path = DATA) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the draw that sets other stacks aside")
     parser.add_argument("--seen", type=Path, help="urls the rule writer read (one a line): dropped")
     parser.add_argument("--park", action="store_true", help="too few for a round: all into the reserve")
+    parser.add_argument(
+        "--all-stacks", action="store_true", help="every report into the round, the Theano family however few"
+    )
     args = parser.parse_args(argv)
     sealed, reserve_dir = data / "sealed", data / "sealed-reserve"
     try:
@@ -146,7 +155,10 @@ def main(argv: list[str] | None = None, data: Path = DATA) -> int:
             raise GpuforgeError("no helper folders (tests/data/sealed-next-*/) to merge", data)
         entries = [e for folder in folders for e in read_index(folder)]
         read = frozenset(read_urls(args.seen)) if args.seen else frozenset()
-        round_, reserve, dropped = plan(entries, corpus_urls(data / "reports"), args.seed, read)
+        if args.park and args.all_stacks:
+            raise GpuforgeError("--park and --all-stacks: choose one", data)
+        known = corpus_urls(data / "reports")
+        round_, reserve, dropped = plan(entries, known, args.seed, read, balanced=not args.all_stacks)
     except GpuforgeError as exc:
         print(f"seal_round: error: {exc}", file=sys.stderr)
         return 2

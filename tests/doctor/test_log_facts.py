@@ -164,6 +164,7 @@ FROM_THE_PROGRAMS_SOURCE = {
     "no_nvidia_gpu",
     "no_build_for_python",
     "cuda_reinit_forked",
+    "cudnn_header_library_mismatch",
 }
 
 
@@ -283,6 +284,22 @@ def test_cuda_used_in_a_forked_worker():
         "multiprocessing, you must use the 'spawn' start method\n"
     )
     assert diagnose_log(paste)[0].id == "cuda_reinit_forked"
+
+
+def test_theanos_refusals_of_the_cudnn_it_found():
+    """Theano rel-1.0.5 theano/gpuarray/dnn.py's messages (a cuDNN on a CUDA context: no GPU runs
+    here): version() refusing a cudnn.h of one cuDNN beside a libcudnn of another (:331-334), and
+    _dnn_lib finding no cuDNN 5-7 library in dnn.bin_path's folder (:82-111)."""
+    frame = '  File "/usr/lib/python3/site-packages/theano/gpuarray/dnn.py", line 333, in version\n'
+    mixed = frame + (
+        "RuntimeError: Mixed dnn version. The header is version 5005 while the library is version 5110.\n"
+    )
+    assert diagnose_log(mixed)[0].id == "cudnn_header_library_mismatch"
+    unloaded = (
+        "RuntimeError: Could not load cudnn library. Check your cudnn installation. Maybe using the "
+        'Theano flag dnn.base_path can help you. Current value "C:\\cuda"\n'
+    )
+    assert diagnose_log(unloaded)[0].id == "cudnn_version"
 
 
 def test_pytorch_finding_no_driver_at_all():
@@ -514,6 +531,19 @@ def test_a_pin_older_than_every_build_pip_lists(paste, judged):
         (
             "ERROR: Could not find a version that satisfies the requirement torch==2.1.2+cu118 "
             "(from versions: 1.11.0, 2.1.2, 2.2.1)\n",
+            False,
+        ),
+        # ... a local version of a release pip lists with other local versions only: that
+        # release's build for this CUDA is not on the index for this Python or platform
+        (
+            "ERROR: Could not find a version that satisfies the requirement torch==1.8.0+cu102 "
+            "(from versions: 1.7.1+cu110, 1.8.0, 1.8.0+cpu, 1.8.0+cu101, 1.8.0+cu111)\n",
+            True,
+        ),
+        # ... one it lists (another requirement failed) is not judged so
+        (
+            "ERROR: Could not find a version that satisfies the requirement torch==1.8.0+cu102 "
+            "(from versions: 1.8.0+cpu, 1.8.0+cu102)\n",
             False,
         ),
     ],

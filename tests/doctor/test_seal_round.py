@@ -110,3 +110,13 @@ def test_too_few_for_a_round_are_parked_unread_in_the_reserve(data: Path, capsys
     # the next round opens from the reserve alone
     assert tool.main([], data) == 0
     assert len(indexed(data / "sealed")) == 2
+
+
+def test_all_stacks_keeps_every_report_in_the_round(data: Path, capsys) -> None:
+    """Too few of the Theano family for half of a round: --all-stacks seals every report (the
+    figures stand per stack), and reserves none."""
+    assert tool.main(["--all-stacks"], data) == 0
+    assert "the round: 5 (pytorch 4, theano 1)" in capsys.readouterr().out
+    assert len(indexed(data / "sealed")) == 5 and indexed(data / "sealed-reserve") == []
+    assert tool.main(["--park", "--all-stacks"], data) == 2
+    assert "choose one" in capsys.readouterr().err

@@ -510,6 +510,33 @@ PIP_NOTHING_LISTED_RE = re.compile(
 )
 
 
+# pip's "Could not find a version" for one local version of a release (`torch==1.8.0+cu102`) while
+# it lists that release with other local versions: the index has the release built for those
+# (CUDA versions) and not, for this interpreter or platform, the one asked for (pip lists only
+# what it can install: src/pip/_internal/index/package_finder.py keeps the candidates whose
+# wheel tags this interpreter supports)
+PIP_LOCAL_VERSION_RE = re.compile(
+    rf"satisfies the requirement (?P<name>[\w.-]+)\s*==\s*(?P<public>\d+(?:\.\d+)*)\+(?P<local>[\w.]+)"
+    rf"{REQUIRED_BY}\s*\(from versions:? (?P<listed>[^)\n]*)\)",
+    re.I,
+)
+
+
+def _local_versions_listed_instead(text: str) -> str | None:
+    """A release pip lists with other local versions than the one asked for, as words."""
+    for m in PIP_LOCAL_VERSION_RE.finditer(text):
+        listed = {v.strip() for v in m["listed"].split(",")}
+        if f"{m['public']}+{m['local']}" in listed:
+            continue
+        others = sorted(v for v in listed if v.startswith(f"{m['public']}+"))
+        if others:
+            return (
+                f"pip lists {m['name']} {', '.join(others)} here, not {m['public']}+{m['local']}:"
+                " that build is not published for this Python or platform"
+            )
+    return None
+
+
 def pypi_releases(package: str) -> dict[str, list[str]]:
     """{release: the CPython tags of its wheels} of torch, torchvision, torchaudio or mxnet on PyPI
     (data/pypi_wheels.json, tools/pypi_wheels.py, read once); empty for another package."""
@@ -536,7 +563,8 @@ def _releases_with_no_build_here(name: str, spec: str, listed: str) -> list[str]
 def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
     """A pip failure that is a release with no build for the paste's Python: pip skipping the
     release asked for by its Requires-Python; releases of torch, torchvision, torchaudio or mxnet
-    that satisfy the request (PyPI's file lists) while pip lists others and none of them; a pin of
+    that satisfy the request (PyPI's file lists) while pip lists others and none of them; a local
+    version (`+cu102`) of a release pip lists with other local versions only; a pin of
     one whose wheels are all for other Pythons than the one stated; or nothing at all listed for a
     64-bit Python (a 32-bit one is win32's), or of a package PyPI has wheels of only, while pip
     read the index."""
@@ -544,6 +572,9 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
         skipped = re.findall(r"(\d+(?:\.\d+)*) Requires-Python", m["skipped"])
         if (m["want"] in skipped) or (not m["want"] and skipped and m["listed"].strip() == "none"):
             return f"pip skipped {m['name']} {m['want'] or ', '.join(skipped)} for its Requires-Python"
+    local = _local_versions_listed_instead(text)
+    if local:
+        return local
     python, bits = lookup(facts, "python.version"), lookup(facts, "python.bits")
     for m in PIP_STACK_REQUIREMENT_RE.finditer(text):
         listed = (m["listed"] or "").strip()
