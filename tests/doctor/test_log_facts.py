@@ -1514,3 +1514,30 @@ def test_nvidias_images_without_the_toolkit(paste, named):
 def test_messages_read_from_the_programs_sources(paste, named):
     found = diagnose_log(paste)
     assert (found[0].id if found else None) == named
+
+
+def test_a_windows_path_cmd_cut_at_its_space():
+    """cmd.exe's "is not recognized" of a path's first word, where the paste shows the path with
+    its space (a launcher's unquoted install folder); not of a whole path that is not there."""
+    cut = (
+        "'J:\\Super' is not recognized as an internal or external command,\n"
+        "operable program or batch file.\n\n"
+        "J:\\Super Easy AI Installer Tool\\stable-diffusion-webui>\n"
+    )
+    assert diagnose_log(cut)[0].id == "path_spaces_nonascii"
+    missing = (
+        "'C:\\tools\\sd\\webui.bat' is not recognized as an internal or external command,\n"
+        "operable program or batch file.\n"
+    )
+    assert "path_spaces_nonascii" not in {f.id for f in diagnose_log(missing)}
+
+
+def test_pips_requirement_on_the_next_line():
+    """pip's "Could not find a version" with the requirement wrapped onto the next line, as a
+    narrow console or a forum's paste leaves it, is read as on one line."""
+    paste = (
+        "ERROR: Could not find a version that satisfies the requirement \n"
+        "mxnet-cu102mkl==1.6.0 (from versions: none)\n"
+        "ERROR: No matching distribution found for mxnet-cu102mkl==1.6.0\n"
+    )
+    assert diagnose_log(paste)[0].id == "no_build_for_python"

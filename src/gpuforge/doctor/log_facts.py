@@ -434,7 +434,7 @@ def keras_ordering_mismatch(text: str) -> str | None:
 # `(from -r requirements.txt (line 1))`
 REQUIRED_BY = r"(?:\s*\(from (?!versions)[^()\n]*(?:\([^()\n]*\))?[^()\n]*\))?"
 PIP_NOT_FOUND_RE = re.compile(
-    r"satisfies the requirement (?P<name>[\w.-]+)\s*(?P<op>==|<=|<)\s*(?P<want>\d+(?:\.\d+)*)[^\s(]*"
+    r"satisfies the requirement\s+(?P<name>[\w.-]+)\s*(?P<op>==|<=|<)\s*(?P<want>\d+(?:\.\d+)*)[^\s(]*"
     rf"[^(\n]*{REQUIRED_BY}\s*\(from versions:? (?P<listed>[^)\n]*)\)",
     re.I,
 )
@@ -469,14 +469,15 @@ def pin_older_than_builds(text: str) -> str | None:
 # "<version> Requires-Python <specifier>")
 REQUIRES_PYTHON_SKIPPED_RE = re.compile(
     r"Ignored the following versions that require a different python version: (?P<skipped>[^\n]*)\n"
-    r"(?:[^\n]*\n){0,2}?[^\n]*satisfies the requirement (?P<name>[\w.-]+)\s*(?:==\s*(?P<want>\d+(?:\.\d+)*))?"
+    r"(?:[^\n]*\n){0,2}?[^\n]*satisfies the requirement\s+(?P<name>[\w.-]+)"
+    r"\s*(?:==\s*(?P<want>\d+(?:\.\d+)*))?"
     r"[^\n(]*\(from versions:? (?P<listed>[^)\n]*)\)",
     re.I,
 )
 # pip's "Could not find a version" for a package of the GPU stacks (a name that is no package at
 # all also reads "from versions: none": only these names are judged)
 PIP_STACK_REQUIREMENT_RE = re.compile(
-    r"satisfies the requirement (?P<name>torch|torchvision|torchaudio|mxnet(?:-cu\d+\w*|-mkl)?)\b"
+    r"satisfies the requirement\s+(?P<name>torch|torchvision|torchaudio|mxnet(?:-cu\d+\w*|-mkl)?)\b"
     r"(?P<spec>\s*(?:(?P<op>==|>=|~=|<=|!=|<|>)\s*(?P<want>\d+(?:\.\d+)*)[^\s(,]*)"
     r"(?:\s*,\s*(?:==|>=|~=|<=|!=|<|>)\s*[\w.*+]+)*)?"
     rf"{REQUIRED_BY}(?:\s*\(from versions:? (?P<listed>[^)\n]*)\))?",
@@ -505,7 +506,7 @@ def pypi_wheels_only(package: str) -> bool:
 # pip's "Could not find a version" with nothing listed (pip 20.0 and later say "none"; before,
 # the list is empty), for any package
 PIP_NOTHING_LISTED_RE = re.compile(
-    rf"satisfies the requirement (?P<name>[\w.-]+)[^(\n]*{REQUIRED_BY}\s*\(from versions:? ?(?:none)?\)",
+    rf"satisfies the requirement\s+(?P<name>[\w.-]+)[^(\n]*{REQUIRED_BY}\s*\(from versions:? ?(?:none)?\)",
     re.I,
 )
 
@@ -516,7 +517,7 @@ PIP_NOTHING_LISTED_RE = re.compile(
 # what it can install: src/pip/_internal/index/package_finder.py keeps the candidates whose
 # wheel tags this interpreter supports)
 PIP_LOCAL_VERSION_RE = re.compile(
-    rf"satisfies the requirement (?P<name>[\w.-]+)\s*==\s*(?P<public>\d+(?:\.\d+)*)\+(?P<local>[\w.]+)"
+    rf"satisfies the requirement\s+(?P<name>[\w.-]+)\s*==\s*(?P<public>\d+(?:\.\d+)*)\+(?P<local>[\w.]+)"
     rf"{REQUIRED_BY}\s*\(from versions:? (?P<listed>[^)\n]*)\)",
     re.I,
 )
@@ -646,6 +647,26 @@ def theano_080_flags_beside_a_newer_theano(facts: dict[str, Any], text: str) -> 
             f"Theano {version} stated, while the compile line is of Theano 0.8.0 or older"
             " (clang refuses -target-feature)"
         )
+    return None
+
+
+# cmd.exe running an unquoted path that holds a space: it takes the path's first word for the
+# command ("'J:\\Super' is not recognized as an internal or external command, operable program or
+# batch file."), where the paste shows that word followed by the rest of the folder's name
+CMD_NOT_RECOGNIZED_RE = re.compile(
+    r"'(?P<head>[A-Za-z]:\\[^'\n]*?)' is not recognized as an internal or external command"
+)
+
+
+def path_split_at_space(text: str) -> str | None:
+    """A Windows path cmd.exe cut at a space, as words."""
+    for m in CMD_NOT_RECOGNIZED_RE.finditer(text):
+        head = m["head"]
+        whole = re.search(re.escape(head) + r" [^\s\\'\"]", text)
+        if whole:
+            line_end = text.find("\n", whole.start())
+            path = text[whole.start() : line_end if line_end != -1 else len(text)].strip()
+            return f"cmd.exe ran {head!r} of {path[:80]!r}: the path has a space"
     return None
 
 
@@ -881,6 +902,9 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     if image:
         derived["toolkit_absent_image"] = image.group(0)
     derived["dnn_not_disabled"] = not DNN_OFF_RE.search(text)
+    split = path_split_at_space(text)
+    if split:
+        derived["path_split_at_space"] = split
     if DNN_FAILED_RE.search(text):
         derived["dnn_failed"] = True
     lasagne_keyword = theano_api.lasagne_keyword_added(text, facts)
