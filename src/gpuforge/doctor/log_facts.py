@@ -666,7 +666,7 @@ def path_split_at_space(text: str) -> str | None:
         if whole:
             line_end = text.find("\n", whole.start())
             path = text[whole.start() : line_end if line_end != -1 else len(text)].strip()
-            return f"cmd.exe ran {head!r} of {path[:80]!r}: the path has a space"
+            return f"cmd.exe ran `{head}` of `{path[:80]}`: the path has a space"
     return None
 
 
