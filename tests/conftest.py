@@ -26,6 +26,7 @@ RECIPES = ROOT / "recipes"
 # (PIP_FIND_LINKS: the torch target's local wheel) or how pip talks to the index.
 PIP_KEPT = ("PIP_FIND_LINKS", "PIP_CERT", "PIP_DEFAULT_TIMEOUT", "PIP_DISABLE_PIP_VERSION_CHECK")
 BASETEMP_PREFIX = "gpuforge-tests-"  # + mkdtemp's 8 random characters: always one length
+KEPT_FAILED_RUNS = 3  # a failed run's temp folder (GBs: venvs, a Wine prefix) is kept to look into
 
 
 def isolate_pip(env: dict[str, str]) -> dict[str, str]:
@@ -48,7 +49,28 @@ def pytest_configure(config: pytest.Config) -> None:
 
         parent = Path(tempfile.gettempdir()) / f"pytest-of-{os.getuid()}"
         parent.mkdir(mode=0o700, exist_ok=True)
+        prune_kept_basetemps(parent)
         config.option.basetemp = tempfile.mkdtemp(prefix=BASETEMP_PREFIX, dir=parent)
+
+
+def prune_kept_basetemps(
+    parent: Path, keep: int = KEPT_FAILED_RUNS, quiet_for: float = 2 * 3600
+) -> list[Path]:
+    """Remove the temp folders failed runs left in ``parent`` but the newest ``keep``, and any
+    folder written in the last ``quiet_for`` seconds (a session still running): each holds GBs,
+    and without this a machine that runs the suite often fills its disk. Returns the removed."""
+    import time
+
+    kept = sorted(
+        (d for d in parent.glob(f"{BASETEMP_PREFIX}*") if d.is_dir() and not d.is_symlink()),
+        key=lambda d: d.stat().st_mtime,
+        reverse=True,
+    )
+    now = time.time()
+    removed = [d for d in kept[keep:] if now - d.stat().st_mtime > quiet_for]
+    for d in removed:
+        shutil.rmtree(d, ignore_errors=True)
+    return removed
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

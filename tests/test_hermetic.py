@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import BASETEMP_PREFIX, PIP_KEPT
+from conftest import BASETEMP_PREFIX, PIP_KEPT, prune_kept_basetemps
 
 
 def test_a_child_pip_reads_no_configuration_file_of_this_machine(tmp_path: Path) -> None:
@@ -31,3 +31,30 @@ def test_a_child_pip_reads_no_configuration_file_of_this_machine(tmp_path: Path)
 def test_temp_folders_have_one_length_on_every_machine(tmp_path: Path, tmp_path_factory) -> None:
     base = tmp_path_factory.getbasetemp()
     assert base.name.startswith(BASETEMP_PREFIX) and len(base.name) == len(BASETEMP_PREFIX) + 8, base
+
+
+def test_failed_runs_temp_folders_are_kept_three_deep(tmp_path: Path) -> None:
+    """A failed run keeps its temp folder to look into; a new session removes all but the newest
+    three, never one written in the last two hours (a session still running) nor another name."""
+    import time
+
+    now = time.time()
+    folders = []
+    for age_hours in (30, 20, 10, 5, 4, 1):
+        d = tmp_path / f"{BASETEMP_PREFIX}{age_hours:08d}"
+        (d / "venv").mkdir(parents=True)
+        os.utime(d, (now - age_hours * 3600, now - age_hours * 3600))
+        folders.append(d)
+    other = tmp_path / "pytest-7"
+    other.mkdir()
+    os.utime(other, (now - 100 * 3600, now - 100 * 3600))
+    removed = prune_kept_basetemps(tmp_path)
+    assert sorted(removed) == sorted(folders[:3])  # the 30, 20 and 10 hours old
+    assert [d.exists() for d in folders] == [False, False, False, True, True, True]
+    assert other.exists()
+    # a session still running (written in the last two hours) is never removed, however many
+    fresh = [tmp_path / f"{BASETEMP_PREFIX}f{i:07d}" for i in range(5)]
+    for d in fresh:
+        d.mkdir()
+    prune_kept_basetemps(tmp_path)
+    assert all(d.exists() for d in fresh)
