@@ -143,3 +143,15 @@ def test_a_ctrl_c_before_the_early_handler_is_one_line(tmp_path):
     )
     assert done.returncode == 130, (done.returncode, done.stderr)
     assert done.stderr == "gpuforge: interrupted\n", done.stderr
+
+
+def test_a_stop_is_said_once_however_many_handlers_see_it(monkeypatch, capsys):
+    """The early handler's line and the line of the handler a re-delivered signal reaches
+    (processes' Interrupted, the CLI's): one line (a clean-clone run's fault case saw two)."""
+    from gpuforge import stopped
+
+    monkeypatch.setattr(stopped, "_said", False)
+    stopped.say("stopped by SIGTERM")
+    stopped.say("stopped by SIGTERM")
+    stopped.say("interrupted")
+    assert capsys.readouterr().err == "gpuforge: stopped by SIGTERM\n"

@@ -5,6 +5,8 @@ interpreter's own start-up, before this file runs, is out of gpuforge's reach.)"
 import _signal  # the C module, at once: signal.py imports enum first, which takes a while
 import sys
 
+from gpuforge import stopped  # the package is imported already; this is one small file
+
 EARLY = {
     getattr(_signal, name): what
     for name, what in (
@@ -23,7 +25,7 @@ class _StoppedEarly(SystemExit):
 
 
 def _stopped_early(signum: int, frame: object) -> None:
-    print(f"gpuforge: {EARLY[signum]}", file=sys.stderr)
+    stopped.say(EARLY[signum])
     _signal.signal(signum, _again)  # delivered again (see below): said once
     raise _StoppedEarly(signum)
 
@@ -67,18 +69,18 @@ def main() -> None:
 
         run()
     except BaseException as exc:  # while importing, or outside main()'s own handlers
-        stopped = _signal_in(exc)
-        if stopped is None and type(exc) is KeyboardInterrupt:
+        signalled = _signal_in(exc)
+        if signalled is None and type(exc) is KeyboardInterrupt:
             # Python's own SIGINT handler, before the early handler was in place (a clean-clone
             # CI run saw a Ctrl-C land in main()'s first line: a traceback and death by SIGINT)
-            print(f"gpuforge: {EARLY[_signal.SIGINT]}", file=sys.stderr)
+            stopped.say(EARLY[_signal.SIGINT])
             raise SystemExit(128 + _signal.SIGINT) from None
-        if stopped is None:
+        if signalled is None:
             raise
-        message = getattr(stopped, "message", None)
-        if message:  # the early handler has said it already
-            print(f"gpuforge: {message}", file=sys.stderr)
-        raise SystemExit(128 + int(getattr(stopped, "signum", 0))) from None
+        message = getattr(signalled, "message", None)
+        if message:  # processes' Interrupted (the early handler's has none: it said it)
+            stopped.say(message)
+        raise SystemExit(128 + int(getattr(signalled, "signum", 0))) from None
 
 
 def _signal_in(exc: BaseException | None) -> BaseException | None:

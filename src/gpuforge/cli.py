@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 
-from gpuforge import __version__, processes
+from gpuforge import __version__, processes, stopped
 from gpuforge.ci import cli as ci_cli
 from gpuforge.doctor import cli as doctor_cli
 from gpuforge.envs import cli as envs_cli
@@ -47,11 +47,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except processes.Interrupted as exc:
         processes.stop()
-        print(f"gpuforge: {exc.message}", file=sys.stderr)
+        stopped.say(exc.message)
         return exc.exit_status
     except KeyboardInterrupt:
         processes.stop()
-        print("gpuforge: interrupted", file=sys.stderr)
+        stopped.say("interrupted")
         return 130
     except OSError as exc:  # a file the command names (an output folder, an interpreter)
         where = f"{exc.filename}: " if exc.filename else ""
@@ -110,7 +110,7 @@ def run() -> None:
     except KeyboardInterrupt as exc:  # a signal outside main()'s handlers (building the parser)
         processes.stop()
         code = getattr(exc, "exit_status", 130)
-        print(f"gpuforge: {getattr(exc, 'message', 'interrupted')}", file=sys.stderr)
+        stopped.say(getattr(exc, "message", "interrupted"))
     processes.ignore_signals()  # the run is over: a late signal changes nothing
     for stream in (sys.stdout, sys.stderr):
         try:
