@@ -146,6 +146,9 @@ def main(argv: list[str] | None = None, data: Path = DATA) -> int:
         "--all-stacks", action="store_true", help="every report into the round, the Theano family however few"
     )
     args = parser.parse_args(argv)
+    if args.park and args.all_stacks:
+        print("seal_round: error: --park and --all-stacks: choose one", file=sys.stderr)
+        return 2
     sealed, reserve_dir = data / "sealed", data / "sealed-reserve"
     try:
         if sealed.exists() and not args.park:
@@ -155,8 +158,6 @@ def main(argv: list[str] | None = None, data: Path = DATA) -> int:
             raise GpuforgeError("no helper folders (tests/data/sealed-next-*/) to merge", data)
         entries = [e for folder in folders for e in read_index(folder)]
         read = frozenset(read_urls(args.seen)) if args.seen else frozenset()
-        if args.park and args.all_stacks:
-            raise GpuforgeError("--park and --all-stacks: choose one", data)
         known = corpus_urls(data / "reports")
         round_, reserve, dropped = plan(entries, known, args.seed, read, balanced=not args.all_stacks)
     except GpuforgeError as exc:

@@ -664,8 +664,7 @@ def path_split_at_space(text: str) -> str | None:
         head = m["head"]
         whole = re.search(re.escape(head) + r" [^\s\\'\"]", text)
         if whole:
-            line_end = text.find("\n", whole.start())
-            path = text[whole.start() : line_end if line_end != -1 else len(text)].strip()
+            path = text[whole.start() :].split("\n", 1)[0].strip()
             return f"cmd.exe ran `{head}` of `{path[:80]}`: the path has a space"
     return None
 
