@@ -17,7 +17,10 @@ OUT/silicon.md, and OUT/run.log with everything the steps printed:
 5. libgpuarray's variants (silicon_variants.py under the env's Python): the published build,
    the recipe's patched build, patched with GPUARRAY_CUDA_ARCH=80 and =52: kernels and cuBLAS
    against numpy, first call and cached;
-6. Theano 1.0.5's own gpuarray test modules (nose), each time-boxed, within --tests-budget.
+6. Theano with cuDNN turned on (`dnn.enabled=True`, whatever cuDNN the machine has): a conv2d,
+   its output kept (OUT/cudnn-on.txt), then `gpuforge doctor --log` on that output: the doctor
+   on Theano's own words with today's cuDNN;
+7. Theano 1.0.5's own gpuarray test modules (nose), each time-boxed, within --tests-budget.
 
 ``--mock DIR`` (tools/silicon.py's dry run): gpuforge's mock CUDA driver and mock cuBLAS from DIR
 stand in for the machine's; NOTHING runs on a GPU and every number is meaningless: the report
@@ -57,6 +60,19 @@ TEST_MODULES = (
     "test_linalg",
 )
 MARK = "--- gpuforge: the activated environment ---"
+# smoke's limit for a process of checks: Theano compiles every check's ops in about 60 s on an
+# H200 with an empty cache; a check past it (a kernel that never ends) fails alone as hung
+CHECK_TIMEOUT = 180
+# a convolution Theano gives to cuDNN when dnn.enabled=True (GpuDnnConv), checked against numpy
+CUDNN_ON = """
+import numpy, theano, theano.tensor as T
+from theano.tensor.nnet import conv2d
+x, w = T.tensor4("x"), T.tensor4("w")
+f = theano.function([x, w], conv2d(x, w))
+print([type(n.op).__name__ for n in f.maker.fgraph.toposort()])
+image, kernel = numpy.ones((1, 1, 8, 8), "float32"), numpy.ones((1, 1, 3, 3), "float32")
+print("conv2d of ones, 9 expected:", float(f(image, kernel)[0, 0, 0, 0]))
+"""
 NOSE_TALLY = re.compile(r"^Ran (\d+) tests? in", re.M)
 NOSE_OUTCOME = re.compile(r"^(OK|FAILED)(?: \((.*)\))?$", re.M)
 
@@ -249,7 +265,17 @@ def doctor_and_smoke(run: Run, gpuforge: Path, env: dict[str, str]) -> None:
         smoke_env = dict(env, THEANO_FLAGS=f"base_compiledir={cache}")
         entry, _ = run.step(
             f"smoke {label}",
-            [str(gpuforge), "smoke", "--python", python, "--report-dir", str(run.out / f"smoke-{label}")],
+            [
+                *(
+                    str(gpuforge),
+                    "smoke",
+                    "--python",
+                    python,
+                    "--report-dir",
+                    str(run.out / f"smoke-{label}"),
+                ),
+                *("--check-timeout", str(CHECK_TIMEOUT)),
+            ],
             timeout=1800,
             env=smoke_env,
         )
@@ -258,6 +284,24 @@ def doctor_and_smoke(run: Run, gpuforge: Path, env: dict[str, str]) -> None:
             target = json.loads(report.read_text(encoding="utf-8"))["targets"][0]
             entry["verdict"] = target["status"]
             entry["checks"] = {c["check"]: [c["status"], c.get("reason", "")] for c in target["checks"]}
+
+
+def cudnn_on(run: Run, gpuforge: Path, env: dict[str, str]) -> None:
+    """Theano with the machine's cuDNN turned on, and the doctor on what Theano printed."""
+    python = str(ENV / "bin" / "python")
+    flags = f"dnn.enabled=True,base_compiledir={run.out / 'theano-cache-dnn'}"
+    entry, output = run.step(
+        "theano cudnn on", [python, "-c", CUDNN_ON], timeout=600, env=dict(env, THEANO_FLAGS=flags)
+    )
+    said = run.out / "cudnn-on.txt"
+    said.write_text(output, encoding="utf-8")
+    entry["verdict"] = output.strip().splitlines()[-1][:200] if output.strip() else ""
+    entry, output = run.step(
+        "doctor --log cudnn-on.txt", [str(gpuforge), "doctor", "--log", str(said)], timeout=120, env=env
+    )
+    entry["verdict"] = " / ".join(ln.strip() for ln in output.strip().splitlines()[:2])[:300]
+    if entry["exit"] == 1:  # the doctor's exit 1: it named a cause
+        entry["status"] = "done"
 
 
 def variants(run: Run, env: dict[str, str]) -> None:
@@ -350,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
     env = environment(run)
     if gpuforge is not None and env is not None:
         doctor_and_smoke(run, gpuforge, env)
+        cudnn_on(run, gpuforge, env)
     if env is not None:
         variants(run, env)
         theano_tests(run, env, args.tests_budget)

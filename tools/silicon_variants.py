@@ -46,13 +46,15 @@ def main():
             m = rng.rand(2048, 2048).astype(dtype)
             g = pygpu.gpuarray.array(m, context=ctx)
             c = pygpu.gpuarray.zeros((2048, 2048), dtype=dtype, context=ctx)
+            # overwrite_c: without it pygpu's gemm computes into a copy of c and returns that
+            # (pygpu/blas.pyx 0.7.6), and c stays zeros: an H200 run read that as a wrong sgemm
             start = time.time()
-            blas.gemm(1.0, g, g, 0.0, c)
+            blas.gemm(1.0, g, g, 0.0, c, overwrite_c=True)
             got = numpy.asarray(c)
             out[dtype + "_gemm_first_seconds"] = round(time.time() - start, 4)
             start = time.time()
             for _ in range(10):
-                blas.gemm(1.0, g, g, 0.0, c)
+                blas.gemm(1.0, g, g, 0.0, c, overwrite_c=True)
             ctx.synchronize() if hasattr(ctx, "synchronize") else numpy.asarray(c)
             per = (time.time() - start) / 10
             out[dtype + "_gemm_tflops"] = round(2 * 2048**3 / per / 1e12, 1)

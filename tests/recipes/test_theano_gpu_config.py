@@ -648,28 +648,54 @@ def test_wheel_carries_the_topk_fix_and_its_pth(wheel):
 def test_the_wheel_fixes_theano_topk_kernels_at_import(theano_python, wheel, tmp_path):
     """Theano 1.0.5 from PyPI in a prefix where the wheel is installed: at start-up the .pth
     imports the fix, and GpuTopKOp's kernels (Theano's own files, read as sort.py reads them)
-    call __ballot_sync(__activemask(), ...) and its cache version carries the fix's mark (the
-    mock tier compiles and assembles them: tests/smoke/test_mockgpu.py)."""
+    vote with __ballot_sync, the lanes still in count_radix_masked's loop voting, take a barrier
+    after each carry and run whole rounds, and its cache version carries the fix's mark; the
+    rewrite is idempotent and gives what recipes/theano's patch gives (the mock tier compiles
+    and assembles the kernels: tests/smoke/test_mockgpu.py)."""
     proc = subprocess.run([theano_python, "-m", "pip", "install", "-q", "--no-deps",
                            "--disable-pip-version-check", "--force-reinstall", str(wheel)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+    # recipes/theano's patch, applied as conda-build applies it, to Theano's own files
+    show = "import os, theano; print(os.path.dirname(theano.__file__))"
+    where = subprocess.run([theano_python, "-c", show], capture_output=True, text=True, timeout=300,
+                           env=theano_env(tmp_path / "home"), cwd=tmp_path)
+    assert where.returncode == 0, where.stderr
+    tree = tmp_path / "tree"
+    shutil.copytree(Path(where.stdout.strip()) / "gpuarray", tree / "theano" / "gpuarray")
+    patch = RECIPES / "theano" / "patches" / "0001-topk-ballot-sync.patch"
+    applied = subprocess.run(["patch", "-p1", "-i", str(patch)], cwd=tree, capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
     code = (
         "import glob, json, os, sys\n"
         "import theano.gpuarray.sort as sort\n"
         "import theano_gpu_config_topk as fix\n"
         "folder = os.path.join(os.path.dirname(sort.__file__), 'c_code')\n"
-        "texts = [open(f).read() for f in sorted(glob.glob(os.path.join(folder, 'topk_*')))]\n"
+        "files = sorted(glob.glob(os.path.join(folder, 'topk_*')))\n"
+        "texts = [open(f).read() for f in files]\n"
+        "fixed = [fix.fixed_source(t) for t in texts]\n"
         "print(json.dumps({'fixed': sort.GpuTopKOp._theano_gpu_config_fixed,\n"
         "  'version': repr(sort.GpuTopKOp(axis=-1, sorted=False).c_code_cache_version()),\n"
         "  'legacy_in_files': sum(t.count('__ballot(') for t in texts),\n"
-        "  'legacy_after': sum(fix.fixed_source(t).count('__ballot(') for t in texts),\n"
-        "  'sync_after': sum(fix.fixed_source(t).count('__ballot_sync(__activemask(), ') for t in texts)}))\n"
+        "  'legacy_after': sum(t.count('__ballot(') for t in fixed),\n"
+        "  'whole_warp': sum(t.count('__ballot_sync(0xffffffffu, ') for t in fixed),\n"
+        "  'lanes_in_loop': sum(t.count('__ballot_sync(lanes, ') for t in fixed),\n"
+        "  'barriers_added': sum(f.count('local_barrier();') - t.count('local_barrier();')\n"
+        "                        for t, f in zip(texts, fixed)),\n"
+        "  'partial_rounds': sum(t.count('blockDim.x-1') for t in fixed),\n"
+        "  'idempotent': all(fix.fixed_source(f) == f for f in fixed),\n"
+        "  'as_the_patch': [open(os.path.join(sys.argv[1], os.path.basename(f))).read() == g\n"
+        "                   for f, g in zip(files, fixed)]}))\n"
     )
-    proc = subprocess.run([theano_python, "-c", code], capture_output=True, text=True, timeout=300,
+    patched = str(tree / "theano" / "gpuarray" / "c_code")
+    proc = subprocess.run([theano_python, "-c", code, patched], capture_output=True, text=True, timeout=300,
                           env=theano_env(tmp_path / "home"), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     found = json.loads(proc.stdout.strip().splitlines()[-1])
     assert found["fixed"] is True
-    assert "theano-gpu-config: __ballot_sync" in found["version"]
-    assert found["legacy_in_files"] == 4 and found["legacy_after"] == 0 and found["sync_after"] == 4
+    assert "theano-gpu-config: top-k for sm_70+" in found["version"]
+    assert found["legacy_in_files"] == 4 and found["legacy_after"] == 0
+    # binary_cumsum, binary_cumsum_exclusive, topk_dense.cu's count and the loop's first mask
+    assert found["whole_warp"] == 4 and found["lanes_in_loop"] == 2
+    assert found["barriers_added"] == 2 and found["partial_rounds"] == 0 and found["idempotent"]
+    assert found["as_the_patch"] == [True, True, True]

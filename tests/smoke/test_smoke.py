@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -265,3 +266,22 @@ def test_theano_checks_skip_where_theano_is_not_installed(tmp_path):
     assert [(r["check"], r["status"], r.get("reason")) for r in results] == [
         (name, "skip", "Theano not installed") for name in THEANO_CHECKS
     ]
+
+
+def test_a_check_that_hangs_fails_alone_and_the_checks_after_it_still_run(tmp_path):
+    """On an H200 the topk check's kernel never ended and took every check after it down with
+    it (docs/silicon.md). Here the real checks script hangs in the shadow check (it imports
+    `hangs` from the working folder, a module that sleeps): that check alone fails, named as
+    stopped at the time limit, and the check after it runs in a new process and reports."""
+    (tmp_path / "hangs.py").write_text("import time\ntime.sleep(300)\n")
+    python = sys.executable
+    results = run_checks(python, None, ("driver", "shadow", "compiler"), ["--module", "hangs"],
+                         cwd=tmp_path, timeout=10)
+    assert [r["check"] for r in results] == ["driver", "shadow", "compiler"]
+    shadow = results[1]
+    assert shadow["status"] == "fail" and shadow["reason"].startswith("hung: ")
+    assert "did not finish in 10 s" in shadow["reason"]
+    assert shadow["reason"].endswith("(in the shadow check; the checks after it ran in a new process)")
+    for ran in (results[0], results[2]):
+        assert not ran["reason" if "reason" in ran else "check"].startswith("hung"), ran
+        assert "python" in ran, ran  # printed by the checks script itself, not made up here

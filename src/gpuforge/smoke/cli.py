@@ -45,7 +45,12 @@ def cmd_smoke(args: argparse.Namespace) -> int:
         raise GpuforgeError(f"unknown target {', '.join(unknown)}: known are {', '.join(known)}{more}")
     chosen = [known[n] for n in args.target] if args.target else ([] if args.python else targets)
     settings = Settings(
-        cache_dir=args.cache_dir, channel=args.channel, fresh=args.fresh, iters=args.iters, steps=args.steps
+        cache_dir=args.cache_dir,
+        channel=args.channel,
+        fresh=args.fresh,
+        iters=args.iters,
+        steps=args.steps,
+        check_timeout=args.check_timeout,
     )
     started = time.time()
 
@@ -111,5 +116,12 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     smoke.add_argument("--iters", type=count(1), default=1000, help="exp() loop length (default 1000)")
     smoke.add_argument(
         "--steps", type=count(1), default=300, help="logistic regression training steps (default 300)"
+    )
+    smoke.add_argument(
+        "--check-timeout",
+        type=count(1),
+        default=600,
+        help="seconds a process of checks may run; past it the check it is in fails as hung and the "
+        "checks after it run in a new process (default 600)",
     )
     smoke.set_defaults(func=cmd_smoke)

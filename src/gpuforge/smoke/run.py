@@ -84,9 +84,53 @@ def run_checks(
     timeout: float = 600,
     progress: Callable[[float], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run the checks in one process of ``python``; a crash fails the checks it left, and a
-    hang (past ``timeout``: killed with what it started) fails them naming what it waited on.
+    """Run the checks in one process of ``python``; a crash fails the checks it left. A hang
+    (past ``timeout``: killed with what it started) fails the check it stopped in, naming what
+    it waited on, and the checks after it run on in a new process: one kernel that never ends
+    (GpuTopKOp's on an H200, docs/silicon.md) must not take the other checks' results with it.
     ``progress(seconds)`` is called every 30 s while they run."""
+    results: list[dict[str, Any]] = []
+    left = tuple(checks)
+    while left:
+        got, stderr, code = _run_check_process(python, env, left, args, cwd, timeout, progress)
+        results += got
+        done = {r.get("check") for r in got}
+        missing = [name for name in left if name not in done]
+        if not missing:
+            break
+        if not stderr.startswith(HUNG_MARK):  # a crash: the checks it left fail with it
+            results += [
+                _not_run(name, f"the check process ended (exit {code}) before this check", stderr)
+                for name in missing
+            ]
+            break
+        stuck, left = missing[0], tuple(missing[1:])
+        after = "; the checks after it ran in a new process" if left else ""
+        results.append(_not_run(stuck, f"{stderr} (in the {stuck} check{after})", stderr))
+    return results
+
+
+def _not_run(name: str, reason: str, stderr: str) -> dict[str, Any]:
+    return {
+        "check": name,
+        "status": "fail",
+        "reason": reason,
+        "error": {"message": stderr[-2000:]},
+        "stderr_tail": stderr.strip().splitlines()[-20:],
+    }
+
+
+def _run_check_process(
+    python: str,
+    env: dict[str, str] | None,
+    checks: tuple[str, ...],
+    args: list[str],
+    cwd: Path,
+    timeout: float,
+    progress: Callable[[float], None] | None,
+) -> tuple[list[dict[str, Any]], str, int]:
+    """One process of the checks script: the results it printed, its stderr (HUNG_MARK first
+    when it was stopped past ``timeout``) and its exit code."""
     cmd = [*python_command(python), script_path(python, CHECKS_SCRIPT), *checks, *args]
     try:
         proc = processes.run(
@@ -110,23 +154,10 @@ def run_checks(
                 results.append(json.loads(line[len(RESULT_MARK) :]))
             except json.JSONDecodeError as exc:
                 raise GpuforgeError(f"unreadable check output from {python}: {exc}") from None
-    done = {r.get("check") for r in results}
-    for name in checks:
-        if name not in done:
-            results.append(
-                {
-                    "check": name,
-                    "status": "fail",
-                    "reason": stderr
-                    if stderr.startswith(HUNG_MARK)
-                    else f"the check process ended (exit {code}) before this check",
-                    "error": {"message": stderr[-2000:]},
-                }
-            )
     stderr_tail = stderr.strip().splitlines()[-20:]
     for r in results:
         r["stderr_tail"] = stderr_tail
-    return results
+    return results, stderr, code
 
 
 def failure_text(result: dict[str, Any]) -> str:
@@ -232,6 +263,7 @@ class Settings:
     fresh: bool = False
     iters: int = 1000
     steps: int = 300
+    check_timeout: float = 600  # seconds a process of checks may run before it is stopped as hung
 
 
 def refuse_32bit(result: TargetResult, python: str) -> bool:
@@ -319,6 +351,7 @@ def _check_env(
             CHECKS,
             _check_args(target, settings),
             cwd=scratch,
+            timeout=settings.check_timeout,
             progress=lambda s: say(f"[{target.name}] checks still running ({s:.0f} s)"),
         )
         result.import_tests = imports.result()
@@ -389,6 +422,7 @@ def run_python(python: str, settings: Settings, say: Callable[[str], None]) -> T
         CHECKS,
         ["--iters", str(settings.iters), "--steps", str(settings.steps)],
         cwd=scratch,
+        timeout=settings.check_timeout,
         progress=lambda s: say(f"[{result.name}] checks still running ({s:.0f} s)"),
     )
     return conclude(result, start)
