@@ -1509,6 +1509,91 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "ImportError: No module named pygpu\n",
             "pygpu_import",
         ),
+        # older conda's words for a channel without that platform's folder: 4.1's "Could not find
+        # URL" (fetch.py:142), 4.2-4.3.9's help text (fetch.py:150, core/index.py:239)
+        (
+            "Fetching package metadata ........\nCondaHTTPError: HTTP Error: Could not find URL: "
+            "https://repo.example.org/anaconda/cloud/somechannel/linux-64/\n",
+            "channel_missing",
+        ),
+        (
+            "CondaHTTPError: HTTP 404 NOT FOUND for url <https://repo.example.org/somechannel/win-64>\n\n"
+            "The remote server could not find the channel you requested.\n",
+            "channel_missing",
+        ),
+        # conda 4.3's CondaHTTPError around requests' timeout to Anaconda's own host
+        (
+            "CondaHTTPError: HTTP None None\nfor url <None>\n\nAn HTTP error occurred when trying to "
+            'retrieve this URL.\nConnectTimeout(MaxRetryError("HTTPSConnectionPool('
+            "host='repo.continuum.io', port=443): Max retries exceeded with url: "
+            "/pkgs/free/linux-64/repodata.json.bz2\n",
+            "conda_network_unreachable",
+        ),
+        # Open MPI's libraries, linked by torch builds made with MPI (torch/__init__.py
+        # _load_global_deps), on Linux and macOS
+        (
+            '  File "/usr/lib/python3/dist-packages/torch/__init__.py", line 93, in _load_global_deps\n'
+            "    ctypes.CDLL(lib_path, mode=ctypes.RTLD_GLOBAL)\n"
+            "OSError: libmpi_cxx.so.40: cannot open shared object file: No such file or directory\n",
+            "runtime_dll_beside_wheel",
+        ),
+        (
+            "ImportError: dlopen(/opt/env/lib/python3.7/site-packages/torch/_C.cpython-37m-darwin.so, 9): "
+            "Library not loaded: /usr/local/opt/open-mpi/lib/libmpi.40.dylib\n",
+            "runtime_dll_beside_wheel",
+        ),
+        # PyTorch's MPS allocator (aten/src/ATen/mps/MPSAllocator.mm)
+        (
+            "RuntimeError: MPS backend out of memory (MPS allocated: 8.00 GB, other allocations: 1.00 GB, "
+            "max allowed: 9.07 GB). Tried to allocate 25.00 MB on private pool.\n",
+            "gpu_out_of_memory",
+        ),
+        # dockerd with no device driver for --gpus (moby daemon/errors.go): the NVIDIA Container
+        # Toolkit missing; on a machine the paste says has another GPU, no NVIDIA GPU at all
+        (
+            "$ docker run --gpus all -it myimage\n"
+            "docker: Error response from daemon: "
+            'could not select device driver "" with capabilities: [[gpu]].\n',
+            "container_toolkit_missing",
+        ),
+        (
+            "My laptop only has Intel Iris Xe Graphics.\n"
+            "docker: Error response from daemon: "
+            'could not select device driver "" with capabilities: [[gpu]].\n',
+            "no_nvidia_gpu",
+        ),
+        # PyTorch without the GPU in a container: nvidia-smi working there is a container given the
+        # GPU (another cause); nvidia-smi missing there is one not given it, whatever flag the paste
+        # shows for another image
+        (
+            'In the docker container "nvidia-smi" worked.\n>>> torch.cuda.is_available()\nFalse\n',
+            None,
+        ),
+        (
+            "docker run --gpus all nvidia/cuda:11.0-base nvidia-smi works on the host.\n"
+            "In my container torch.cuda.is_available() returns False\n"
+            "/bin/bash: nvidia-smi: command not found\n",
+            "no_nvidia_gpu",
+        ),
+        # a Jetson running PyPI's CPU-only aarch64 torch (YOLOv5's select_device banner)
+        (
+            "Running on a Jetson Xavier NX.\nYOLOv5 v6.1 Python-3.8.10 torch-1.11.0 CPU\n",
+            "mx_cpu_build",
+        ),
+        # pip falling back to torch's 0.1.2 placeholder on an ARM board
+        (
+            "$ pip install torch\nCollecting torch\n  Downloading https://files.pythonhosted.org/packages/"
+            "f8/02/abc/torch-0.1.2.post2.tar.gz (128kB)\n    error: package directory 'torch/cuda' does "
+            'not exist\nCommand "python setup.py egg_info" failed with error code 1 in '
+            "/tmp/pip-build-x/torch/\n",
+            "no_build_for_python",
+        ),
+        # an exported environment file's build strings, said in words
+        (
+            "conda env create -f environment.yml fails: conda is unable to identify the packages "
+            "because of the build strings in the environment yml file.\n",
+            "env_file_exported_builds",
+        ),
     ],
 )
 def test_messages_read_from_the_programs_sources(paste, named):

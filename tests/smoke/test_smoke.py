@@ -275,8 +275,9 @@ def test_a_check_that_hangs_fails_alone_and_the_checks_after_it_still_run(tmp_pa
     stopped at the time limit, and the check after it runs in a new process and reports."""
     (tmp_path / "hangs.py").write_text("import time\ntime.sleep(300)\n")
     python = sys.executable
-    results = run_checks(python, None, ("driver", "shadow", "compiler"), ["--module", "hangs"],
-                         cwd=tmp_path, timeout=10)
+    results = run_checks(
+        python, None, ("driver", "shadow", "compiler"), ["--module", "hangs"], cwd=tmp_path, timeout=10
+    )
     assert [r["check"] for r in results] == ["driver", "shadow", "compiler"]
     shadow = results[1]
     assert shadow["status"] == "fail" and shadow["reason"].startswith("hung: ")

@@ -690,15 +690,27 @@ NO_GPU_SEEN_RE = re.compile(
 )
 GPU_GIVEN_OR_FAILED_RE = re.compile(
     r"--gpus|--runtime[= ]nvidia|nvidia-docker run|NVIDIA_VISIBLE_DEVICES|CUDA initialization|"
-    r"CUDA error|cudaGetDeviceCount|not compiled with CUDA|\+cpu\b|Error \d{3}:",
+    r"CUDA error|cudaGetDeviceCount|not compiled with CUDA|\+cpu\b|Error \d{3}:|"
+    # ... or nvidia-smi working where it runs (the GPU was given: another cause, as a container
+    # without /dev/nvidia-uvm, x/pytorch/NVIDIA-nvidia-docker_cuda-false-uvm-device_1085.txt), or
+    # an NVIDIA Jetson, whose GPU its L4T containers reach another way (a torch without CUDA
+    # there is mx_cpu_build's)
+    r"nvidia-smi[^\n]{0,40}\b(?:work(?:s|ed|ing)?|shows?|lists?)\b|\bjetson\b|\bagx\b|\borin\b|\bxavier\b|\bl4t\b",
     re.I,
 )
+# ... but nvidia-smi missing where PyTorch runs is a container the GPU was not given, whatever
+# flag the paste shows elsewhere (NVIDIA's runtime mounts nvidia-smi into a GPU container:
+# x/pytorch/iot-salzburg-gpu-jupyter_docker-no-gpus-flag_22.txt ran `docker run --gpus all` on
+# another image, then its own without)
+SMI_MISSING_RE = re.compile(r"nvidia-smi: (?:command )?not found")
 
 
 def container_without_gpu(text: str) -> str | None:
     """PyTorch seeing no GPU inside a container that was not given one."""
     seen = NO_GPU_SEEN_RE.search(text)
-    if seen and CONTAINER_RE.search(text) and not GPU_GIVEN_OR_FAILED_RE.search(text):
+    if not seen or not CONTAINER_RE.search(text):
+        return None
+    if SMI_MISSING_RE.search(text) or not GPU_GIVEN_OR_FAILED_RE.search(text):
         return f"{seen.group(0)} inside a container started without the GPU"
     return None
 
@@ -776,10 +788,15 @@ def torch_build_predates_gpu(facts: dict[str, Any], text: str) -> str | None:
 # table, that is the cause.
 INSUFFICIENT_DRIVER_RE = re.compile(
     r"CUDA driver version is insufficient for CUDA runtime version|cudaErrorInsufficientDriver"
+    # ... or dockerd finding no device driver for `--gpus` (moby daemon/errors.go
+    # incompatibleDeviceRequest), which on such a machine has no NVIDIA GPU to give
+    r'|could not select device driver "[^"\n]*" with capabilities: \[\[gpu\]\]'
 )
 OTHER_GPU_RE = re.compile(
     r"\b(?:integrated|onboard|on-board)\b[^\n]{0,40}\b(?:GPU|graphics)\b"
-    r"|\bIntel(?:\(R\))? (?:Iris|UHD|HD) Graphics|\bIris ?Xe\b|\bAMD Radeon\b"
+    r"|\bIntel(?:\(R\)|®)? (?:Iris|UHD|HD|Xe) Graphics|\bIris ?Xe\b|\bAMD Radeon\b"
+    r"|\bApple (?:M\d|silicon)\b|\bM[1-4] (?:chip|Pro|Max|Ultra)\b"
+    r"|\bmacbook ?(?:pro|air)?\b[^\n]{0,30}\bM[1-4]\b"
     r"|\bno (?:NVIDIA|dedicated|discrete) (?:GPU|graphics|card)"
     r"|\b(?:don't|do not|doesn't|does not|dont) have (?:an? |any )?(?:NVIDIA|dedicated|discrete)"
     r" (?:GPU|graphics|card)",
@@ -789,12 +806,13 @@ NVIDIA_GPU_NAMED_RE = re.compile(r"\b(?:GeForce|Quadro|Tesla|RTX|GTX|TITAN)\b|Dr
 
 
 def no_nvidia_gpu_stated(text: str) -> str | None:
-    """The CUDA runtime's 'driver too old' on a machine the paste says has no NVIDIA GPU."""
+    """The CUDA runtime's 'driver too old' (or Docker's 'no device driver for --gpus') on a
+    machine the paste says has no NVIDIA GPU."""
     other = OTHER_GPU_RE.search(text)
     if not other or not INSUFFICIENT_DRIVER_RE.search(text) or NVIDIA_GPU_NAMED_RE.search(text):
         return None
     said = _line_at(text, other.start())
-    return f"{said} (no NVIDIA GPU named): the CUDA runtime finds no NVIDIA driver and says it is too old"
+    return f"{said} (no NVIDIA GPU named): no NVIDIA driver answers there"
 
 
 # `conda info` and `mamba info` list the machine's virtual packages (conda 26.7.1
