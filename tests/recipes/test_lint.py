@@ -122,7 +122,7 @@ def test_section_order(recipes_copy):
 
 
 def test_noarch_recipe_with_selectors(recipes_copy):
-    path = _break(recipes_copy, "theano/meta.yaml", "  number: 1  #", "  noarch: python\n  number: 1  #")
+    path = _break(recipes_copy, "theano/meta.yaml", "  number: 2  #", "  noarch: python\n  number: 2  #")
     problems = [str(p) for p in lint(recipes_copy)]
     line = _line_of(path, "m2w64-toolchain")
     assert f"{path}:{line}: noarch recipes cannot use selectors" in problems
