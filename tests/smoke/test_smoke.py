@@ -286,3 +286,16 @@ def test_a_check_that_hangs_fails_alone_and_the_checks_after_it_still_run(tmp_pa
     for ran in (results[0], results[2]):
         assert not ran["reason" if "reason" in ran else "check"].startswith("hung"), ran
         assert "python" in ran, ran  # printed by the checks script itself, not made up here
+
+
+def test_checks_stop_after_two_hangs(tmp_path):
+    """Two check processes hung is the machine, not one check: the checks after the second fail
+    as not run, rather than each waiting out its own time limit (the real checks script, made to
+    hang in its shadow check as above)."""
+    (tmp_path / "hangs.py").write_text("import time\ntime.sleep(300)\n")
+    checks = ("shadow", "shadow", "shadow", "driver")
+    results = run_checks(sys.executable, None, checks, ["--module", "hangs"], cwd=tmp_path, timeout=5)
+    assert [r["check"] for r in results] == list(checks)
+    assert [r["reason"].startswith("hung: ") for r in results] == [True, True, False, False]
+    assert results[1]["reason"].endswith("(in the shadow check)")
+    assert all(r["reason"].startswith("not run: 2 check processes hung") for r in results[2:])

@@ -73,6 +73,7 @@ def name_failure(text: str) -> list[dict[str, str]]:
 
 
 HUNG_MARK = "hung: "  # a check process stopped past its time (what it waited on follows)
+MAX_HANGS = 2  # check processes that may hang before the checks left fail unrun
 
 
 def run_checks(
@@ -91,6 +92,7 @@ def run_checks(
     ``progress(seconds)`` is called every 30 s while they run."""
     results: list[dict[str, Any]] = []
     left = tuple(checks)
+    hangs = 0
     while left:
         got, stderr, code = _run_check_process(python, env, left, args, cwd, timeout, progress)
         results += got
@@ -104,7 +106,15 @@ def run_checks(
                 for name in missing
             ]
             break
+        hangs += 1
         stuck, left = missing[0], tuple(missing[1:])
+        if hangs == MAX_HANGS and left:  # the machine, not one check: the rest would hang too
+            results.append(_not_run(stuck, f"{stderr} (in the {stuck} check)", stderr))
+            results += [
+                _not_run(name, f"not run: {MAX_HANGS} check processes hung before it", stderr)
+                for name in left
+            ]
+            break
         after = "; the checks after it ran in a new process" if left else ""
         results.append(_not_run(stuck, f"{stderr} (in the {stuck} check{after})", stderr))
     return results
