@@ -265,17 +265,8 @@ def doctor_and_smoke(run: Run, gpuforge: Path, env: dict[str, str]) -> None:
         smoke_env = dict(env, THEANO_FLAGS=f"base_compiledir={cache}")
         entry, _ = run.step(
             f"smoke {label}",
-            [
-                *(
-                    str(gpuforge),
-                    "smoke",
-                    "--python",
-                    python,
-                    "--report-dir",
-                    str(run.out / f"smoke-{label}"),
-                ),
-                *("--check-timeout", str(CHECK_TIMEOUT)),
-            ],
+            [str(gpuforge), "smoke", "--python", python, "--check-timeout", str(CHECK_TIMEOUT)]
+            + ["--report-dir", str(run.out / f"smoke-{label}")],
             timeout=1800,
             env=smoke_env,
         )

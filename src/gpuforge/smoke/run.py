@@ -108,15 +108,13 @@ def run_checks(
             break
         hangs += 1
         stuck, left = missing[0], tuple(missing[1:])
-        if hangs == MAX_HANGS and left:  # the machine, not one check: the rest would hang too
-            results.append(_not_run(stuck, f"{stderr} (in the {stuck} check)", stderr))
-            results += [
-                _not_run(name, f"not run: {MAX_HANGS} check processes hung before it", stderr)
-                for name in left
-            ]
-            break
-        after = "; the checks after it ran in a new process" if left else ""
+        last = hangs == MAX_HANGS  # the machine, not one check: the rest would hang too
+        after = "; the checks after it ran in a new process" if left and not last else ""
         results.append(_not_run(stuck, f"{stderr} (in the {stuck} check{after})", stderr))
+        if last:
+            not_run = f"not run: {MAX_HANGS} check processes hung before it"
+            results += [_not_run(name, not_run, stderr) for name in left]
+            break
     return results
 
 
