@@ -39,6 +39,10 @@ REPRODUCED_HERE = {
     "torch_extension_no_cuda_home",
     "theano080_mac_native_flags",
     "torch_extension_other_torch",
+    "torch_extension_removed_api",
+    "torch_extension_ninja_missing",
+    "conda_shell_not_initialized",
+    "conda_not_writable",
     "mkl_2024_ijit",
     "theano_before_python310",
     "theano_old_backend_removed",
@@ -319,6 +323,28 @@ def test_torchs_own_words_for_an_nvcc_of_another_cuda(tmp_path: Path) -> None:
     formatted = "RuntimeError:\n" + message.replace("%s", "{}").format("12.4", "11.8")
     for printed in (raised, formatted):
         assert first_id(printed) == "extension_nvcc_not_torch_cuda", printed
+
+
+def test_torchs_own_check_for_ninja(tmp_path: Path) -> None:
+    """torch.utils.cpp_extension's is_ninja_available and verify_ninja_availability, the functions
+    themselves from the real torch wheel, run where PATH has no ninja (an environment without it,
+    or not activated): their RuntimeError names torch_extension_ninja_missing."""
+    tree = ast.parse(torch_wheel_source("torch/utils/cpp_extension.py"))
+    wanted = {"is_ninja_available", "verify_ninja_availability"}
+    functions = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in wanted]
+    assert {f.name for f in functions} == wanted
+    module = ast.Module(body=[ast.Import(names=[ast.alias(name="subprocess")]), *functions], type_ignores=[])
+    script = tmp_path / "check.py"
+    script.write_text(ast.unparse(module) + "\nverify_ninja_availability()\n", encoding="utf-8")
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    env = dict(os.environ, PATH=str(bare), LC_ALL="C.UTF-8")
+    proc = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    out = proc.stdout + proc.stderr
+    assert "RuntimeError: Ninja is required" in out, out
+    assert first_id(out) == "torch_extension_ninja_missing", out
 
 
 def test_torchs_own_check_of_the_cudnn_it_loaded(monkeypatch) -> None:
@@ -631,6 +657,51 @@ def test_nvcc_asked_for_an_architecture_it_does_not_know(tmp_path: Path, arch: s
     assert first_id(out) == "nvcc_arch_unsupported", out
     cut = out.replace("'\n", "\n")  # a paste that lost the closing quote (round 4's sealed set had one)
     assert first_id(cut) == "nvcc_arch_unsupported", cut
+
+
+def torch_wheel_headers(into: Path) -> Path:
+    """The include folder of the real torch wheel the torch target installs (PIP_FIND_LINKS)."""
+    import zipfile
+
+    from gpuforge.smoke import targets
+
+    wheels = targets.local_wheels(targets.TORCH_WHEEL)
+    if not wheels:
+        pytest.skip(targets.NEEDS["torch-wheel"][1])
+    with zipfile.ZipFile(wheels[-1]) as wheel:
+        headers = [n for n in wheel.namelist() if n.startswith("torch/include/")]
+        wheel.extractall(into, members=headers)
+    return into / "torch" / "include"
+
+
+@pytest.mark.parametrize("compiler", ["g++", "nvcc"])
+def test_an_extension_written_for_a_torch_before_its_api_was_removed(tmp_path: Path, compiler: str) -> None:
+    """An extension's source of the THC era (`#include <THC/THC.h>`, removed in PyTorch 1.11) and
+    of AT_CHECK (TORCH_CHECK since 1.5), compiled by the real g++ and nvcc against the headers of
+    the real torch wheel, as an extension build passes them (-isystem torch/include): the
+    compilers' own refusals name torch_extension_removed_api."""
+    path = shutil.which(compiler)
+    if path is None:
+        pytest.skip(f"needs {compiler} on PATH")
+    include = torch_wheel_headers(tmp_path / "wheel")
+    assert (include / "c10" / "util" / "Exception.h").is_file()
+    assert not (include / "THC").exists()  # the wheel has no THC headers
+    suffix = ".cu" if compiler == "nvcc" else ".cpp"
+    flags = ["-std=c++17", "-isystem", str(include), "-c", "-o", "ext.o"]
+    (tmp_path / f"thc{suffix}").write_text(
+        "#include <THC/THC.h>\nextern THCState *state;\n", encoding="utf-8"
+    )
+    out = run([path, *flags, f"thc{suffix}"], tmp_path, timeout=300)
+    assert "THC/THC.h" in out, out
+    assert first_id(out) == "torch_extension_removed_api", out
+    (tmp_path / f"check{suffix}").write_text(
+        "#include <c10/util/Exception.h>\n"
+        'void check(bool ok) { AT_CHECK(ok, "the input must be contiguous"); }\n',
+        encoding="utf-8",
+    )
+    out = run([path, *flags, f"check{suffix}"], tmp_path, timeout=300)
+    assert "AT_CHECK" in out and "error" in out, out
+    assert first_id(out) == "torch_extension_removed_api", out
 
 
 @pytest.mark.parametrize("compiler", ["nvcc", "g++"])
@@ -1060,6 +1131,51 @@ def test_conda_on_an_env_files_exported_builds(conda_tools, tmp_path: Path) -> N
     # the platform's own package alone, without a build string
     only_linux = conda_create_dry_run(conda_tools, tmp_path / "env", channel, specs[1], env=env, timeout=300)
     assert first_id(only_linux.stdout + only_linux.stderr) == "env_file_exported_builds"
+
+
+def conda_says(conda_tools, tmp_path: Path, *args: str) -> str:
+    """What the real conda's Python prints for ``args`` (stdout and stderr)."""
+    proc = subprocess.run(
+        [str(conda_tools.python), *args],
+        capture_output=True,
+        text=True,
+        env=rattler_alone(tmp_path),
+        timeout=300,
+    )
+    return proc.stdout + proc.stderr
+
+
+def test_condas_own_words_for_a_shell_it_was_not_set_up_in(conda_tools, tmp_path: Path) -> None:
+    """The real conda's `activate` run as a program, as a shell without conda's function (no
+    `conda init`, a script's shell) runs it: conda 23.11 and later refuse it in their own words;
+    conda 4.4-23.10's CommandNotFoundError, the real class formatted by the real conda."""
+    out = conda_says(conda_tools, tmp_path, "-m", "conda", "activate", "myenv")
+    assert "Run 'conda init' before 'conda activate'" in out, out
+    assert first_id(out) == "conda_shell_not_initialized", out
+    older = conda_says(
+        conda_tools,
+        tmp_path,
+        "-c",
+        "from conda.exceptions import CommandNotFoundError; print(CommandNotFoundError('activate'))",
+    )
+    assert "Your shell has not been properly configured to use 'conda activate'" in older, older
+    assert first_id(older) == "conda_shell_not_initialized", older
+
+
+def test_condas_own_words_for_a_path_it_cannot_write(conda_tools, tmp_path: Path) -> None:
+    """The real conda's NotWritableError and EnvironmentNotWritableError, the classes themselves
+    formatted by the real conda (as root here, a read-only folder does not stop conda's writes)."""
+    script = (
+        "from conda.exceptions import NotWritableError, EnvironmentNotWritableError\n"
+        "print(NotWritableError('/opt/anaconda3/pkgs/urls.txt', 13))\n"
+        "print(EnvironmentNotWritableError('/opt/anaconda3'))\n"
+    )
+    out = conda_says(conda_tools, tmp_path, "-c", script)
+    first = out.split("environment location:")[0]
+    assert "does not have write permissions to a required path" in first, out
+    assert first_id(first) == "conda_not_writable", first
+    assert "does not have write permissions to the target environment" in out, out
+    assert first_id(out) == "conda_not_writable", out
 
 
 def test_conda_env_create_given_package_specs(conda_tools, tmp_path: Path) -> None:

@@ -165,6 +165,7 @@ FROM_THE_PROGRAMS_SOURCE = {
     "no_build_for_python",
     "cuda_reinit_forked",
     "cudnn_header_library_mismatch",
+    "bitsandbytes_cuda_setup",
 }
 
 
@@ -1587,6 +1588,18 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             'not exist\nCommand "python setup.py egg_info" failed with error code 1 in '
             "/tmp/pip-build-x/torch/\n",
             "no_build_for_python",
+        ),
+        # bitsandbytes 0.41.1's own words (cextension.py, cuda_setup/main.py, from its PyPI wheel):
+        # no CUDA build of its library for this CUDA version loaded where torch sees a GPU
+        (
+            "CUDA SETUP: Required library version not found: libbitsandbytes_cuda124.so. Maybe you "
+            "need to compile it from source?\nCUDA SETUP: Defaulting to libbitsandbytes_cpu.so...\n",
+            "bitsandbytes_cuda_setup",
+        ),
+        (
+            "RuntimeError:\n        CUDA Setup failed despite GPU being available. Please run the "
+            "following command to get more information:\n\n        python -m bitsandbytes\n",
+            "bitsandbytes_cuda_setup",
         ),
         # an exported environment file's build strings, said in words
         (

@@ -29,6 +29,7 @@ PROVEN_ON_REPORTS = {
     "keras_backend_not_theano",
     "numpy2_under_numpy1_build",
     "container_toolkit_missing",
+    "conda_classic_solver_slow",
 }
 
 

@@ -30,6 +30,7 @@ REPRODUCED_ON_WINDOWS = {
     "torch_C_shadow",
     "dll_missing",
     "path_spaces_nonascii",
+    "msvc_build_tools_missing",
 }
 MINGW = "x86_64-w64-mingw32-gcc"
 NO_MINGW = (
@@ -266,3 +267,41 @@ def test_spaces_and_non_ascii_in_the_windows_user_folder_are_named(windows_env, 
     text = run_cli("doctor", "--facts", str(facts_file)).stdout
     assert "a space" in text and "non-ASCII 'ü'" in text
     assert (home / "AppData" / "Local" / "Theano").is_dir()  # Theano really made its compiledir there
+
+
+def test_an_extension_built_without_msvc_is_named(windows_env, tmp_path):
+    """A C extension built on the Windows CPython, where no Visual C++ is installed (as under Wine):
+    distutils' own `Unable to find vcvarsall.bat`, and setuptools' rewording of it (the test
+    runner's own setuptools, pure Python, put on the Windows sys.path: the embeddable CPython
+    ignores PYTHONPATH). Both name msvc_build_tools_missing."""
+    import importlib.util
+
+    (tmp_path / "tinyext.c").write_text("int tinyext_marker;\n")
+    build = "import sys; sys.argv = ['setup.py', 'build_ext']; exec(open('setup.py').read())"
+    outputs = {}
+    (tmp_path / "setup.py").write_text(
+        "from distutils.core import setup, Extension\n"
+        "setup(name='tinyext', version='0.1', ext_modules=[Extension('tinyext', ['tinyext.c'])])\n"
+    )
+    proc = run_windows(windows_env.python, "-c", build, cwd=tmp_path, timeout=200)
+    outputs["distutils"] = proc.stdout + proc.stderr
+    assert "Unable to find vcvarsall.bat" in outputs["distutils"], outputs["distutils"][-2000:]
+    spec = importlib.util.find_spec("setuptools")
+    if spec is None or spec.origin is None:
+        pytest.skip("needs setuptools in the test runner's Python (pip install setuptools)")
+    site = tmp_path / "site"
+    for name in ("setuptools", "pkg_resources", "_distutils_hack"):
+        found = importlib.util.find_spec(name)
+        if found is not None and found.origin is not None:
+            shutil.copytree(Path(found.origin).parent, site / name)
+    (tmp_path / "setup.py").write_text(
+        (tmp_path / "setup.py").read_text().replace("from distutils.core import", "from setuptools import")
+    )
+    with_setuptools = f"import sys; sys.path.insert(0, {windows_path(site)!r}); " + build
+    proc = run_windows(windows_env.python, "-c", with_setuptools, cwd=tmp_path, timeout=200)
+    outputs["setuptools"] = proc.stdout + proc.stderr
+    assert "Microsoft Visual C++ 14.0" in outputs["setuptools"], outputs["setuptools"][-2000:]
+    for name, out in outputs.items():
+        log = tmp_path / f"{name}.log"
+        log.write_text(out)
+        assert doctor_ids("--log", str(log))[0][0] == "msvc_build_tools_missing", (name, out[-2000:])

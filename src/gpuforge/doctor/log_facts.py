@@ -96,6 +96,13 @@ TORCH_BUILD_STRING = (
     r"\b(?:py)?torch[ \t=-]+v?(?P<release>\d+\.\d+(?:\.\d+)?)[ \t_]+(?:py[\d.]+_)?cuda(?P<build>\d+\.\d+)"
 )
 
+# torch's version or CUDA as Python shows it: `torch.__version__` (or `torch.version.cuda`) then
+# its value on the same line after `:`, `=`, `->`, "is", "returns", or on the REPL's next line
+# (`>>> torch.__version__` / `'2.1.0+cu121'`; `print(torch.__version__)` / `1.13.1+cpu`)
+SHOWN = r"\)?[ \t]*(?:(?:[:=]|->|is|returns?|gives|prints?)[ \t]*)?(?:\n(?:>>>[^\n]*\n)?[ \t]*)?['\"]?"
+TORCH_VERSION_SHOWN = r"\btorch\.__version__" + SHOWN
+TORCH_CUDA_SHOWN = r"\btorch\.version\.cuda" + SHOWN
+
 # (fact path, pattern, value of the match): the first group unless a function says otherwise
 RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None], ...] = tuple(
     (path, re.compile(pattern, re.I | re.M), value)
@@ -132,6 +139,7 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
         # (not collect_env's "CUDA used to build PyTorch: 10.2", the build's CUDA)
         ("imports.torch.version", rf"(?<!to build )\b(?:py)?torch{SEP}{V}{PRE}{END}", None),
         ("imports.torch.version", rf"\bPyTorch version:\s*{V}{END}", None),
+        ("imports.torch.version", rf"{TORCH_VERSION_SHOWN}{V}{END}", None),
         # ... and conda's build string after it (`pytorch 0.4.1_cuda9.2_cudnn7.1.4`)
         ("imports.torch.version", TORCH_BUILD_STRING, lambda m: m["release"]),
         # cuDNN: Theano's own line, listings, library names, prose
@@ -162,6 +170,12 @@ RULES: tuple[tuple[str, re.Pattern[str], Callable[[re.Match[str]], Any] | None],
         # mxnet's CUDA wheels (mxnet-cu90 ... mxnet-cu112: the CUDA their runtime is of)
         ("cuda.nvrtc.version", rf"\bpytorch-cuda{SEP}(\d+\.\d+)", None),
         ("cuda.nvrtc.version", r"\bCUDA used to build PyTorch:\s*(\d+\.\d+)", None),
+        (
+            "cuda.nvrtc.version",
+            rf"{TORCH_VERSION_SHOWN}\d+\.\d+(?:\.\d+)?(?:\.dev\d+)?\+cu(\d{{3}})\b",
+            _cu_tag,
+        ),
+        ("cuda.nvrtc.version", rf"{TORCH_CUDA_SHOWN}(\d+\.\d+)\b", None),
         ("cuda.nvrtc.version", TORCH_BUILD_STRING, lambda m: m["build"]),
         ("cuda.nvrtc.version", r"\bmxnet-cu(\d{2,3})\b", _cu_tag),
         # the CUDA whose nvcc compiles: its --version line, its own version, its install folder,
@@ -245,16 +259,19 @@ def _line_at(text: str, at: int) -> str:
 
 
 # a version that is a program's requirement or history, not what is installed: "deprecated in
-# NumPy 1.20", "requires numpy >= 1.16", "Theano 1.0 or higher", "since cuDNN 8"
+# NumPy 1.20", "requires numpy >= 1.16", "Theano 1.0 or higher", "since cuDNN 8" (not the REPL's
+# `>>> ` prompt)
 NOT_INSTALLED_BEFORE = re.compile(
     r"(?:deprecated|removed|introduced|added|since|requires?|required|needs?|expired|as of|before|after|"
-    r"until|up to|upgrade to|downgrade to|>=?|<=?|~=|!=)\s*(?:in\s+|to\s+|from\s+)?\S*\s*$",
+    r"until|up to|upgrade to|downgrade to|(?<!>)>(?!>)=?|<=?|~=|!=)\s*(?:in\s+|to\s+|from\s+)?\S*\s*$",
     re.I,
 )
 # ... and a version a solver refused (libmamba's tree: `theano 1.0.4** is not installable because
 # it requires`, mamba-org/mamba libmamba/src/solver/problems_graph.cpp:1443)
 NOT_INSTALLED_AFTER = re.compile(
-    r"^\S*\s*(?:or (?:higher|later|newer|above)|and (?:above|up|later)|\+(?!cu)|is not installable\b)", re.I
+    r"^\S*[ \t]*(?:or (?:higher|later|newer|above)|and (?:above|up|later)|\+(?!cu|cpu|rocm)"
+    r"|is not installable\b)",
+    re.I,
 )
 
 
@@ -739,7 +756,8 @@ CUDA_FAILED_RE = re.compile(
 TORCH_BUILD_CUDA_RE = re.compile(
     r"\b(?:py)?torch(?:[=-]=?| v?)\d+\.\d+(?:\.\d+)?(?:\.dev\d+)?\+cu(?P<tag>\d{2,3})\b"
     rf"|{TORCH_BUILD_STRING}"
-    r"|\bCUDA used to build PyTorch:\s*(?P<collect>\d+\.\d+)",
+    r"|\bCUDA used to build PyTorch:\s*(?P<collect>\d+\.\d+)"
+    rf"|{TORCH_VERSION_SHOWN}\d+\.\d+(?:\.\d+)?(?:\.dev\d+)?\+cu(?P<shown>\d{{2,3}})\b",
     re.I,
 )
 
@@ -753,8 +771,9 @@ def torch_build_cuda(text: str) -> str | None:
     """The CUDA the stated PyTorch build is for, when the paste names one (and only one)."""
     found = set()
     for m in TORCH_BUILD_CUDA_RE.finditer(text):
-        if m.group("tag"):
-            found.add(f"{m.group('tag')[:-1]}.{m.group('tag')[-1]}")
+        tag = m.group("tag") or m.group("shown")
+        if tag:
+            found.add(f"{tag[:-1]}.{tag[-1]}")
         else:
             found.add(m.group("build") or m.group("collect"))
     return found.pop() if len(found) == 1 else None
