@@ -43,6 +43,7 @@ REPRODUCED_HERE = {
     "torch_extension_ninja_missing",
     "conda_shell_not_initialized",
     "conda_not_writable",
+    "system_graphics_library_missing",
     "mkl_2024_ijit",
     "theano_before_python310",
     "theano_old_backend_removed",
@@ -289,6 +290,38 @@ def test_an_extension_built_against_a_split_cuda_torch(tmp_path: Path) -> None:
     out = run([sys.executable, "-c", "import ext_split"], tmp_path)
     assert "libtorch_cuda_cu.so: cannot open shared object file" in out, out
     assert first_id(out) == "torch_extension_other_torch", out
+
+
+def test_a_wheel_whose_distributions_graphics_library_is_missing(tmp_path: Path) -> None:
+    """A real extension module linked against a distribution's graphics library (as OpenCV's cv2
+    links libGL, and renderers libEGL or libOSMesa), imported where the machine has none (a slim
+    image): the loader's own refusal, read as the distribution's library."""
+    gxx = tool("g++", "g++")
+    absent = []
+    for soname in ("libOSMesa.so.8", "libEGL.so.1", "libGL.so.1", "libSM.so.6"):
+        try:
+            ctypes.CDLL(soname)
+        except OSError:
+            absent.append(soname)
+    if not absent:
+        pytest.skip("this machine has every candidate library (libOSMesa, libEGL, libGL, libSM)")
+    soname = absent[0]  # one the loader cannot find here once the stub beside it is gone
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "gl.cpp").write_text("int gl_marker() { return 1; }\n", encoding="utf-8")
+    run([gxx, "-shared", "-fPIC", f"-Wl,-soname,{soname}", "-o", f"lib/{soname}", "lib/gl.cpp"], tmp_path)
+    (tmp_path / "cv_stub.cpp").write_text(
+        'int gl_marker();\nextern "C" void* PyInit_cv_stub() { return gl_marker() ? nullptr : nullptr; }\n',
+        encoding="utf-8",
+    )
+    link = [f"lib/{soname}", "-Wl,-rpath,$ORIGIN/lib"]
+    run([gxx, "-shared", "-fPIC", "-o", "cv_stub.so", "cv_stub.cpp", *link], tmp_path)
+    loaded = run([sys.executable, "-c", "import cv_stub"], tmp_path)
+    assert "cannot open shared object file" not in loaded and "undefined symbol" not in loaded, loaded
+    (lib / soname).unlink()  # the slim image
+    out = run([sys.executable, "-c", "import cv_stub"], tmp_path)
+    assert f"{soname}: cannot open shared object file" in out, out
+    assert first_id(out) == "system_graphics_library_missing", out
 
 
 def torch_wheel_source(path: str) -> str:

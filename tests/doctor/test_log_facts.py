@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from gpuforge.doctor.catalog import lookup
 from gpuforge.doctor.log_facts import as_probe_facts, diagnose_log, extract, log_facts
 
 # (a line as its program prints it, where that comes from) -> the fact it states
@@ -1639,3 +1640,38 @@ def test_pips_requirement_on_the_next_line():
         "ERROR: No matching distribution found for mxnet-cu102mkl==1.6.0\n"
     )
     assert diagnose_log(paste)[0].id == "no_build_for_python"
+
+
+def test_torchs_version_as_pythons_prompt_shows_it():
+    """`torch.__version__` and `torch.version.cuda` typed at Python's prompt, their values on the
+    next line (the console's repr, CPython Lib/code.py): the build's CUDA and a CPU build are
+    facts the driver and CPU-build rules judge; the `>>> ` prompt is no comparison (">=")."""
+    smi = (
+        "| NVIDIA-SMI 470.182.03   Driver Version: 470.182.03   CUDA Version: 11.4     |\n"
+        "+-----------------------------------------------------------------------------+\n"
+    )
+    cu121 = "torch.cuda.is_available() returns False\n>>> torch.__version__\n'2.1.0+cu121'\n" + smi
+    facts = log_facts(cu121)
+    assert lookup(facts, "imports.torch.version") == "2.1.0"
+    assert lookup(facts, "cuda.nvrtc.version") == "12.1"
+    assert diagnose_log(cu121)[0].id == "mx_driver"
+    # CUDA 11.8's runtime runs on a CUDA 11.4 driver (minor version compatibility)
+    cu118 = cu121.replace("2.1.0+cu121", "2.1.0+cu118")
+    assert "mx_driver" not in {f.id for f in diagnose_log(cu118)}
+    shown = ">>> print(torch.version.cuda)\n12.1\n>>> torch.cuda.is_available()\nFalse\n" + smi
+    assert lookup(log_facts(shown), "cuda.nvrtc.version") == "12.1"
+    cpu = "torch.cuda.is_available() returns False\n>>> import torch; torch.__version__\n'1.13.1+cpu'\n"
+    assert diagnose_log(cpu)[0].id == "mx_cpu_build"
+
+
+def test_an_intel_gpu_named_as_a_copy_mangles_it():
+    """"Intel R lris R Xe Graphics" (® copied as R, Iris's I read as l) is the machine's only GPU:
+    a CPU torch asked for CUDA there is no NVIDIA GPU, which a CUDA build would not mend."""
+    paste = (
+        "My PC is Intel R lris Xe Graphics ,help me\n"
+        '  File "\\wav2liphp\\lib\\site-packages\\torch\\cuda\\__init__.py", line 239, in _lazy_init\n'
+        '    raise AssertionError("Torch not compiled with CUDA enabled")\n'
+        "AssertionError: Torch not compiled with CUDA enabled\n"
+    )
+    assert diagnose_log(paste)[0].id == "no_nvidia_gpu"
+    assert diagnose_log(paste.replace("Intel R lris Xe Graphics", "RTX 3060"))[0].id == "mx_cpu_build"

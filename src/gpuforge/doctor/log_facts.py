@@ -813,7 +813,9 @@ INSUFFICIENT_DRIVER_RE = re.compile(
 )
 OTHER_GPU_RE = re.compile(
     r"\b(?:integrated|onboard|on-board)\b[^\n]{0,40}\b(?:GPU|graphics)\b"
-    r"|\bIntel(?:\(R\)|®)? (?:Iris|UHD|HD|Xe) Graphics|\bIris ?Xe\b|\bAMD Radeon\b"
+    # (® copied as "(R)" or " R", and Iris's I read as l)
+    r"|\bIntel(?:\(R\)|®| R)? (?:[Il]ris|UHD|HD|Xe)(?:(?:\(R\)|®| R)? Xe)? Graphics"
+    r"|\b[Il]ris(?:\(R\)|®| R)? ?Xe\b|\bAMD Radeon\b"
     r"|\bApple (?:M\d|silicon)\b|\bM[1-4] (?:chip|Pro|Max|Ultra)\b"
     r"|\bmacbook ?(?:pro|air)?\b[^\n]{0,30}\bM[1-4]\b"
     r"|\bno (?:NVIDIA|dedicated|discrete) (?:GPU|graphics|card)"
@@ -822,13 +824,20 @@ OTHER_GPU_RE = re.compile(
     re.I,
 )
 NVIDIA_GPU_NAMED_RE = re.compile(r"\b(?:GeForce|Quadro|Tesla|RTX|GTX|TITAN)\b|Driver Version:", re.I)
+# ... or a CPU build of torch asked for CUDA (torch/cuda/__init__.py _lazy_init: "Torch not
+# compiled with CUDA enabled"; "PyTorch was compiled without CUDA support"), which on such a
+# machine a CUDA build would not mend
+CPU_TORCH_ASKED_FOR_CUDA_RE = re.compile(
+    r"Torch not compiled with CUDA enabled|PyTorch was compiled without CUDA support"
+)
 
 
 def no_nvidia_gpu_stated(text: str) -> str | None:
-    """The CUDA runtime's 'driver too old' (or Docker's 'no device driver for --gpus') on a
-    machine the paste says has no NVIDIA GPU."""
+    """The CUDA runtime's 'driver too old' (or Docker's 'no device driver for --gpus', or a CPU
+    torch asked for CUDA) on a machine the paste says has no NVIDIA GPU."""
     other = OTHER_GPU_RE.search(text)
-    if not other or not INSUFFICIENT_DRIVER_RE.search(text) or NVIDIA_GPU_NAMED_RE.search(text):
+    failed = INSUFFICIENT_DRIVER_RE.search(text) or CPU_TORCH_ASKED_FOR_CUDA_RE.search(text)
+    if not other or not failed or NVIDIA_GPU_NAMED_RE.search(text):
         return None
     said = _line_at(text, other.start())
     return f"{said} (no NVIDIA GPU named): no NVIDIA driver answers there"
