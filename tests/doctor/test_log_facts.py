@@ -1665,7 +1665,7 @@ def test_torchs_version_as_pythons_prompt_shows_it():
 
 
 def test_an_intel_gpu_named_as_a_copy_mangles_it():
-    """"Intel R lris R Xe Graphics" (® copied as R, Iris's I read as l) is the machine's only GPU:
+    """ "Intel R lris R Xe Graphics" (® copied as R, Iris's I read as l) is the machine's only GPU:
     a CPU torch asked for CUDA there is no NVIDIA GPU, which a CUDA build would not mend."""
     paste = (
         "My PC is Intel R lris Xe Graphics ,help me\n"
@@ -1675,3 +1675,35 @@ def test_an_intel_gpu_named_as_a_copy_mangles_it():
     )
     assert diagnose_log(paste)[0].id == "no_nvidia_gpu"
     assert diagnose_log(paste.replace("Intel R lris Xe Graphics", "RTX 3060"))[0].id == "mx_cpu_build"
+
+
+def test_an_import_that_failed_in_another_environment_than_the_one_activated():
+    """`conda activate NAME`, then an import failing in frames of the install's base environment
+    (a notebook's kernel of another Python): env_mismatch. Frames of the environment activated,
+    or no environment named, say nothing of it."""
+    paste = (
+        'conda create -c conda-forge -n pymc_env "pymc>=5"\nconda activate pymc_env\n'
+        "and opened up a jupyter notebook.\n"
+        "ModuleNotFoundError                       Traceback (most recent call last)\n"
+        "~/anaconda3/lib/python3.8/site-packages/pymc/__init__.py in <module>\n"
+        "ModuleNotFoundError: No module named 'pymc.model'\n"
+    )
+    assert log_facts(paste)["derived"]["env_mismatch"].endswith("ran in the base environment")
+    assert diagnose_log(paste)[0].id == "env_mismatch"
+    same = paste.replace("anaconda3/lib/python3.8", "anaconda3/envs/pymc_env/lib/python3.8")
+    assert "env_mismatch" not in log_facts(same)["derived"]
+    assert "env_mismatch" not in log_facts(paste.replace("conda activate pymc_env\n", ""))["derived"]
+
+
+def test_condas_glibc_hint_is_judged_by_the_version_it_prints():
+    """conda's UnsatisfiableError "incompatible with your system" listing __glibc constraints and
+    "Your installed version is": glibc_too_old only where the installed glibc is below one."""
+    hint = (
+        "UnsatisfiableError: The following specifications were found to be incompatible with your system:\n\n"
+        "  - feature:/linux-64::__glibc==2.12=0\n"
+        "  - coverm=0.6.1 -> libgcc-ng[version='>=9.3.0'] -> __glibc[version='>=2.17']\n\n"
+        "Your installed version is: 2.12\n"
+    )
+    assert diagnose_log(hint)[0].id == "glibc_too_old"
+    met = hint.replace("2.12", "2.17")
+    assert "glibc_too_old" not in {f.id for f in diagnose_log(met)}

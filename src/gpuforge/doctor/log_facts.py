@@ -893,6 +893,53 @@ def pymc3_theano_beside_theano_pymc(text: str) -> str | None:
     return f"PyMC3 imported Theano {imported['version']} although {installed.group(0).strip()!r}"
 
 
+# conda's hint for a virtual package (UnsatisfiableError "incompatible with your system", conda
+# 4.10 ... 26.7: the specs, then "Your installed version is: %s") naming __glibc, where the
+# installed version is below a constraint it lists. (Where it meets them all, glibc is not what
+# failed, and the hint does not say what did: a package missing from the channels, or a conflict.)
+GLIBC_CONSTRAINT_RE = re.compile(r"__glibc\[version='>=?(\d+\.\d+)'\]")
+INSTALLED_VIRTUAL_RE = re.compile(r"Your installed version is: (\d+\.\d+)")
+
+
+def glibc_hint_below(text: str) -> str | None:
+    """conda's __glibc hint where the installed glibc is older than a constraint it lists."""
+    installed = INSTALLED_VIRTUAL_RE.search(text)
+    wanted = GLIBC_CONSTRAINT_RE.findall(text)
+    if not installed or not wanted or "incompatible with your system" not in text:
+        return None
+    newest = max(wanted, key=version_key)
+    if version_key(newest) <= version_key(installed[1]):
+        return None
+    return f"conda names __glibc >= {newest}; the glibc installed is {installed[1]}"
+
+
+# the conda environment the paste activates (`conda activate NAME`) and the ones its traceback's
+# frames run in: a site-packages of the install's base (`anaconda3/lib/python3.8/site-packages`,
+# Windows' `Anaconda3\Lib\site-packages`) or of `envs/NAME`; an import failing in another
+# environment than the one activated is a kernel, IDE or shell running another Python
+ACTIVATED_ENV_RE = re.compile(r"\bconda activate ([\w.-]+)")
+CONDA_FRAME_ENV_RE = re.compile(
+    r"[/\\](?:ana|mini)(?:conda|forge)3?[/\\](?:envs[/\\](?P<env>[\w.-]+)[/\\])?[Ll]ib[/\\]"
+    r"(?:python[\d.]+[/\\])?site-packages[/\\]",
+    re.I,
+)
+IMPORT_FAILED_RE = re.compile(r"\b(?:ModuleNotFoundError|ImportError)\b|No module named ")
+
+
+def activated_env_not_running(text: str) -> str | None:
+    """`conda activate NAME` in the paste, and an import that failed in frames of another
+    environment of the same install (its base, or envs/OTHER)."""
+    activated = {m[1] for m in ACTIVATED_ENV_RE.finditer(text)} - {"base"}
+    if len(activated) != 1 or not IMPORT_FAILED_RE.search(text):
+        return None
+    [name] = activated
+    ran = {m["env"] or "base" for m in CONDA_FRAME_ENV_RE.finditer(text)}
+    if not ran or name in ran:
+        return None
+    where = ", ".join(sorted("the base environment" if e == "base" else f"envs/{e}" for e in ran))
+    return f"`conda activate {name}`, but the failing import ran in {where}"
+
+
 # a driver too old for the build's CUDA (gpu_fit.DRIVER_FLOOR) is judged where the paste says the
 # GPU is unusable: PyTorch sees none, a CUDA call failed, or the driver is named beside the failure
 GPU_UNUSABLE_RE = re.compile(
@@ -968,36 +1015,32 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     predates = torch_build_predates_gpu(facts, text)
     if predates:
         derived["torch_build_predates_gpu"] = predates
-    older = pin_older_than_builds(text)
-    if older:
-        derived["pin_older_than_builds"] = older
-    foreign = cxx_of_another_env(text)
-    if foreign:
-        derived["foreign_gxx"] = foreign
-    no_gpu = container_without_gpu(text)
-    if no_gpu:
-        derived["container_without_gpu"] = no_gpu
-    no_cuda = no_cuda_virtual_package(text)
-    if no_cuda:
-        derived["no_cuda_virtual_package"] = no_cuda
-    other_gpu = no_nvidia_gpu_stated(text)
-    if other_gpu:
-        derived["no_nvidia_gpu_stated"] = other_gpu
+    for name, judged in (
+        ("pin_older_than_builds", pin_older_than_builds),
+        ("foreign_gxx", cxx_of_another_env),
+        ("container_without_gpu", container_without_gpu),
+        ("no_cuda_virtual_package", no_cuda_virtual_package),
+        ("no_nvidia_gpu_stated", no_nvidia_gpu_stated),
+        ("glibc_hint_below", glibc_hint_below),
+        ("env_mismatch", activated_env_not_running),
+        ("keras_ordering_mismatch", keras_ordering_mismatch),
+    ):
+        found = judged(text)
+        if found:
+            derived[name] = found
     both = pymc3_theano_beside_theano_pymc(text) or theano_080_flags_beside_a_newer_theano(facts, text)
     if both:
         derived["two_theano_installs"] = both
-    below = driver_below_runtime(facts, text)
-    if below:
-        derived["driver_below_runtime"] = below
+    for name, judged_with_facts in (
+        ("driver_below_runtime", driver_below_runtime),
+        ("no_wheel_for_python", no_wheel_for_python),
+    ):
+        found = judged_with_facts(facts, text)
+        if found:
+            derived[name] = found
     counted = MXNET_NO_GPU_COUNTED_RE.search(text)
     if counted and not MXNET_CUDA_BUILD_RE.search(text):
         derived["mxnet_counts_no_gpu"] = " ".join(counted.group(0).split())  # the evidence, one line
-    no_wheel = no_wheel_for_python(facts, text)
-    if no_wheel:
-        derived["no_wheel_for_python"] = no_wheel
-    ordering = keras_ordering_mismatch(text)
-    if ordering:
-        derived["keras_ordering_mismatch"] = ordering
     derived.update(gpu_fit.derive_gpu(facts))
     nvrtc_line = (facts.get("log_sources") or {}).get("cuda.nvrtc.version", "")
     if predates and TORCH_BUILD_CUDA_RE.search(nvrtc_line):
