@@ -83,6 +83,27 @@ def test_a_hard_wrapped_paste_splits_words_and_paths() -> None:
     assert ids(omp)[0] == "omp_duplicate_runtime"
 
 
+def word_wrapped(text: str, width: int) -> str:
+    """``text`` as an editor or a forum wraps it: every line broken at the last space before
+    ``width`` characters, the space dropped."""
+    import textwrap
+
+    return "\n".join(
+        "\n".join(textwrap.wrap(line, width, break_long_words=False, break_on_hyphens=False)) or line
+        for line in text.split("\n")
+    )
+
+
+def test_a_paste_wrapped_between_words() -> None:
+    """A message broken at a space (an editor's or a forum's wrap) is read on its lines joined by
+    a space, as one broken inside a word is read on them joined by nothing."""
+    text = text_of("y/pytorch/pytorch_cuda-path-driver-too-old-8000_1564.txt")
+    assert ids(text)[0] == "mx_driver"
+    wrapped = word_wrapped(text, 70)
+    assert "NVIDIA driver" not in wrapped  # the wrap falls inside the message
+    assert ids(wrapped)[0] == "mx_driver"
+
+
 def test_redacted_process_ids() -> None:
     text = text_of("b/qa_dataloader-worker-exited-unexpectedly_109.txt")
     redacted = text.replace("1448, 8988", "***, ***")

@@ -511,15 +511,23 @@ def diagnose_text(text: str, off: dict[str, frozenset[bytes]] | None = None) -> 
         else:
             missed.append(e)
     hits = _warnings_yield(hits, data, warned)
-    joined = unwrapped(text)
-    if joined is not None:  # a hard-wrapped paste: the entries not found, on its lines joined
+    # a hard-wrapped paste: the entries not found, on its lines joined, as a wrap inside a word
+    # leaves them, then as one between two words does
+    for sep in ("", " "):
+        joined = unwrapped(text, sep)
+        if joined is None:
+            break
         data = joined[0].encode("utf-8", "replace")
         present = {patterns[i] for i in found_set.Match(data) or []}
+        still = []
         for e in missed:
             switched_off = (off or {}).get(e.id)
             found = _text_match(e, data, present - switched_off if switched_off else present)
             if found is not None:  # its position: about where it is in the paste
                 hits.append((found[0], Finding(e, found[1])))
+            else:
+                still.append(e)
+        missed = still
     return order_findings(hits)
 
 

@@ -508,10 +508,10 @@ WRAP_WIDTH = 60  # a line this long or longer, followed by one that goes on, may
 MAX_UNWRAP = 1 << 20  # a log this large was saved, not pasted
 
 
-def unwrapped(text: str) -> tuple[str, list[int]] | None:
-    """``text`` with each line that looks hard-wrapped joined to the next (no separator: the
-    wrap may split a word), and the offsets in ``text`` of the newlines removed; None when no
-    line looks wrapped."""
+def unwrapped(text: str, sep: str = "") -> tuple[str, list[int]] | None:
+    """``text`` with each line that looks hard-wrapped joined to the next by ``sep`` (none: the
+    wrap may split a word; a space: it may fall between two), and the offsets in ``text`` of the
+    newlines removed; None when no line looks wrapped."""
     if len(text) > MAX_UNWRAP:
         return None
     lines = text.split("\n")
@@ -528,6 +528,7 @@ def unwrapped(text: str) -> tuple[str, list[int]] | None:
             and not nxt.startswith(("Traceback", "File ", "#"))
         ):
             removed.append(offset)
+            out.append(sep)
         elif i + 1 < len(lines):
             out.append("\n")
         offset += 1
