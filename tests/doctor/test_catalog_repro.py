@@ -44,6 +44,7 @@ REPRODUCED_HERE = {
     "conda_shell_not_initialized",
     "conda_not_writable",
     "system_graphics_library_missing",
+    "libgpuarray_not_on_loader_path",
     "mkl_2024_ijit",
     "theano_before_python310",
     "theano_old_backend_removed",
@@ -292,36 +293,56 @@ def test_an_extension_built_against_a_split_cuda_torch(tmp_path: Path) -> None:
     assert first_id(out) == "torch_extension_other_torch", out
 
 
+def absent_here(*sonames: str) -> str:
+    """The first of ``sonames`` this machine's loader does not find (a test skips without one)."""
+    for soname in sonames:
+        try:
+            ctypes.CDLL(soname)
+        except OSError:
+            return soname
+    pytest.skip(f"this machine's loader finds every one of {', '.join(sonames)}")
+
+
+def import_refused(tmp_path: Path, soname: str, module: str) -> str:
+    """What Python prints importing a real extension module ``module`` linked against a stub
+    library ``soname`` (found beside it, as an rpath finds a package's own), once the stub is
+    gone: the loader's own refusal."""
+    gxx = tool("g++", "g++")
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "stub.cpp").write_text("int stub_marker() { return 1; }\n", encoding="utf-8")
+    run([gxx, "-shared", "-fPIC", f"-Wl,-soname,{soname}", "-o", f"lib/{soname}", "lib/stub.cpp"], tmp_path)
+    (tmp_path / f"{module}.cpp").write_text(
+        "int stub_marker();\n"
+        f'extern "C" void* PyInit_{module}() {{ return stub_marker() ? nullptr : nullptr; }}\n',
+        encoding="utf-8",
+    )
+    link = [f"lib/{soname}", "-Wl,-rpath,$ORIGIN/lib"]
+    run([gxx, "-shared", "-fPIC", "-o", f"{module}.so", f"{module}.cpp", *link], tmp_path)
+    loaded = run([sys.executable, "-c", f"import {module}"], tmp_path)
+    assert "cannot open shared object file" not in loaded and "undefined symbol" not in loaded, loaded
+    (lib / soname).unlink()
+    return run([sys.executable, "-c", f"import {module}"], tmp_path)
+
+
 def test_a_wheel_whose_distributions_graphics_library_is_missing(tmp_path: Path) -> None:
     """A real extension module linked against a distribution's graphics library (as OpenCV's cv2
     links libGL, and renderers libEGL or libOSMesa), imported where the machine has none (a slim
     image): the loader's own refusal, read as the distribution's library."""
-    gxx = tool("g++", "g++")
-    absent = []
-    for soname in ("libOSMesa.so.8", "libEGL.so.1", "libGL.so.1", "libSM.so.6"):
-        try:
-            ctypes.CDLL(soname)
-        except OSError:
-            absent.append(soname)
-    if not absent:
-        pytest.skip("this machine has every candidate library (libOSMesa, libEGL, libGL, libSM)")
-    soname = absent[0]  # one the loader cannot find here once the stub beside it is gone
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    (lib / "gl.cpp").write_text("int gl_marker() { return 1; }\n", encoding="utf-8")
-    run([gxx, "-shared", "-fPIC", f"-Wl,-soname,{soname}", "-o", f"lib/{soname}", "lib/gl.cpp"], tmp_path)
-    (tmp_path / "cv_stub.cpp").write_text(
-        'int gl_marker();\nextern "C" void* PyInit_cv_stub() { return gl_marker() ? nullptr : nullptr; }\n',
-        encoding="utf-8",
-    )
-    link = [f"lib/{soname}", "-Wl,-rpath,$ORIGIN/lib"]
-    run([gxx, "-shared", "-fPIC", "-o", "cv_stub.so", "cv_stub.cpp", *link], tmp_path)
-    loaded = run([sys.executable, "-c", "import cv_stub"], tmp_path)
-    assert "cannot open shared object file" not in loaded and "undefined symbol" not in loaded, loaded
-    (lib / soname).unlink()  # the slim image
-    out = run([sys.executable, "-c", "import cv_stub"], tmp_path)
+    soname = absent_here("libOSMesa.so.8", "libEGL.so.1", "libGL.so.1", "libSM.so.6")
+    out = import_refused(tmp_path, soname, "cv_stub")
     assert f"{soname}: cannot open shared object file" in out, out
     assert first_id(out) == "system_graphics_library_missing", out
+
+
+def test_pygpu_without_its_libgpuarray(tmp_path: Path) -> None:
+    """A real extension module linked against libgpuarray's shared library (as pygpu's gpuarray
+    module is), imported where the loader does not find it (built into a prefix the loader was
+    not told of): the loader's own refusal names libgpuarray_not_on_loader_path."""
+    soname = absent_here("libgpuarray.so.2", "libgpuarray.so.3")
+    out = import_refused(tmp_path, soname, "gpuarray")
+    assert f"{soname}: cannot open shared object file" in out, out
+    assert first_id(out) == "libgpuarray_not_on_loader_path", out
 
 
 def torch_wheel_source(path: str) -> str:
