@@ -824,20 +824,17 @@ OTHER_GPU_RE = re.compile(
     re.I,
 )
 NVIDIA_GPU_NAMED_RE = re.compile(r"\b(?:GeForce|Quadro|Tesla|RTX|GTX|TITAN)\b|Driver Version:", re.I)
-# ... or a CPU build of torch asked for CUDA (torch/cuda/__init__.py _lazy_init: "Torch not
-# compiled with CUDA enabled"; "PyTorch was compiled without CUDA support"), which on such a
-# machine a CUDA build would not mend
-CPU_TORCH_ASKED_FOR_CUDA_RE = re.compile(
-    r"Torch not compiled with CUDA enabled|PyTorch was compiled without CUDA support"
-)
 
 
 def no_nvidia_gpu_stated(text: str) -> str | None:
     """The CUDA runtime's 'driver too old' (or Docker's 'no device driver for --gpus', or a CPU
-    torch asked for CUDA) on a machine the paste says has no NVIDIA GPU."""
+    build asked for the GPU, in mx_cpu_build's words: a CUDA build would not mend it there) on a
+    machine the paste says has no NVIDIA GPU."""
     other = OTHER_GPU_RE.search(text)
-    failed = INSUFFICIENT_DRIVER_RE.search(text) or CPU_TORCH_ASKED_FOR_CUDA_RE.search(text)
-    if not other or not failed or NVIDIA_GPU_NAMED_RE.search(text):
+    if not other or NVIDIA_GPU_NAMED_RE.search(text):
+        return None
+    cpu_build = any(p.search(text) for p in entry("mx_cpu_build").patterns)
+    if not cpu_build and not INSUFFICIENT_DRIVER_RE.search(text):
         return None
     said = _line_at(text, other.start())
     return f"{said} (no NVIDIA GPU named): no NVIDIA driver answers there"
