@@ -905,16 +905,65 @@ def test_a_name_numpy_2_removed_under_theanos_frame(tmp_path: Path) -> None:
     assert first_id(paste.replace("theano/scalar", "myproject/scalar")) != "numpy_aliases"
 
 
-def test_pygpu_given_a_device_name_it_cannot_parse(tmp_path: Path) -> None:
-    """Debian's real pygpu (libgpuarray 0.7.6) given the device `cuda*` (Theano accepts any
-    cuda... value and hands it on): its pygpu_init parses the number with int()."""
+def debian_pygpu() -> str:
+    """The Python that imports Debian's real pygpu (libgpuarray 0.7.6), or a skip."""
     python = "/usr/bin/python3"
     probe = subprocess.run([python, "-c", "import pygpu"], capture_output=True, timeout=120)
     if probe.returncode != 0:
         pytest.skip("needs Debian's pygpu: `apt-get install python3-pygpu`")
-    out = run([python, "-c", "import pygpu; pygpu.init('cuda*')"], tmp_path, timeout=120)
+    return python
+
+
+def pygpu_init(tmp_path: Path, device: str, **env: str) -> str:
+    """What Debian's pygpu prints initialising ``device`` (``env``: LD_LIBRARY_PATH, the mock's)."""
+    cmd = [debian_pygpu(), "-c", f"import pygpu; pygpu.init({device!r})"]
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, env=dict(os.environ, **env), timeout=120, cwd=tmp_path
+    )
+    return proc.stdout + proc.stderr
+
+
+def test_pygpu_given_a_device_name_it_cannot_parse(tmp_path: Path) -> None:
+    """Debian's real pygpu (libgpuarray 0.7.6) given the device `cuda*` (Theano accepts any
+    cuda... value and hands it on): its pygpu_init parses the number with int()."""
+    out = pygpu_init(tmp_path, "cuda*", LC_ALL="C.UTF-8")
     assert "ValueError: invalid literal for int() with base 10: '*'" in out, out
     assert first_id(out) == "theano_flag_invalid", out
+
+
+def test_pygpu_with_a_driver_and_no_nvrtc(tmp_path: Path) -> None:
+    """Debian's real pygpu (libgpuarray 0.7.6) initialising CUDA where the driver loads (gpuforge's
+    mock driver as libcuda.so) and no libnvrtc.so is on the loader's path: libgpuarray's own loader
+    words it, not a wheel's missing library."""
+    from gpuforge.smoke.mockgpu import build
+
+    debian_pygpu()
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    mocks = build.linux_mocks()
+    for name in ("libcuda.so", "libcuda.so.1"):
+        os.symlink(mocks / name, lib / name)
+    out = pygpu_init(tmp_path, "cuda0", LD_LIBRARY_PATH=str(lib), MOCK_CC="8.6", MOCK_DRIVER="12020")
+    assert 'Could not load "libnvrtc.so": libnvrtc.so: cannot open shared object file' in out, out
+    assert first_id(out) == "nvrtc_missing", out
+
+
+def test_pygpu_with_a_driver_older_than_libgpuarray_needs(tmp_path: Path) -> None:
+    """Debian's real pygpu (libgpuarray 0.7.6) loading a libcuda.so that has cuInit and
+    cuDriverGetVersion but none of the later driver API (a CUDA 6.5 driver's set, built here):
+    libgpuarray's loader names the first function it cannot find."""
+    gcc = tool("gcc", "gcc")
+    debian_pygpu()
+    (tmp_path / "cuda.c").write_text(
+        "int cuInit(unsigned int flags) { return 0; }\n"
+        "int cuDriverGetVersion(int *version) { *version = 6050; return 0; }\n",
+        encoding="utf-8",
+    )
+    run([gcc, "-shared", "-fPIC", "-o", "libcuda.so", "cuda.c"], tmp_path)
+    os.symlink(tmp_path / "libcuda.so", tmp_path / "libcuda.so.1")
+    out = pygpu_init(tmp_path, "cuda0", LD_LIBRARY_PATH=str(tmp_path))
+    assert re.search(r'Could not find symbol "cu\w+": \S*libcuda\.so: undefined symbol', out), out
+    assert first_id(out) == "pygpu_load_lib", out
 
 
 def _elf_hash(name: bytes) -> int:
@@ -1556,6 +1605,24 @@ def test_theano_compile_error_report_in_an_ascii_locale(theano_python, tmp_path:
     assert "UnicodeEncodeError: 'ascii' codec can't encode character '\\u2018'" in out, out[-2000:]
     assert "tf.write(compile_stderr)" in out
     assert first_id(out) == "theano_compile_unicode"
+
+
+def test_theanos_compile_error_joins_the_linkers_lines(theano_python, tmp_path: Path) -> None:
+    """Real Theano 1.0.5 linking a module against a libpython the machine does not have (the
+    linker's words, `cannot find -lpython3.9`): compile_str raises `Compilation failed` with the
+    compiler's lines joined by `. ` (cmodule.py:2410-2411), and the doctor reads them as lines."""
+    code = (
+        "from theano.gof import cmodule\n"
+        "cmodule.GCC_compiler.compile_str('m', 'int f() { return 0; }', "
+        f"location={str(tmp_path)!r}, include_dirs=[], lib_dirs=[], libs=['python3.9'], preargs=[])\n"
+    )
+    proc = run_in_theano(theano_python, tmp_path, code)
+    out = proc.stdout + proc.stderr
+    # (binutils 2.38 and later add `: No such file or directory` to the linker's line)
+    assert re.search(r"Compilation failed \(return status=1\): [^\n]*cannot find -lpython3\.9[.:] ", out), (
+        out[-2000:]
+    )
+    assert first_id(out) == "libpython_missing"
 
 
 def run_in_theano(python: str, tmp_path: Path, code: str, flags: str = "") -> subprocess.CompletedProcess:

@@ -1608,6 +1608,40 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "because of the build strings in the environment yml file.\n",
             "env_file_exported_builds",
         ),
+        # torch 2.8 and later's warning for a GPU its build has no kernels for (torch 2.13.0
+        # torch/cuda/__init__.py:362-404, _warn_unsupported_code): a Blackwell GPU under a cu126
+        # build (no libgpuarray in the paste, so not libgpuarray's arch bug), and a Kepler one no
+        # build supports
+        (
+            "UserWarning: Found GPU0 NVIDIA GeForce RTX 5090 which is of compute capability (CC) 12.0.\n"
+            "The following list shows the CCs this version of PyTorch was built for and the hardware "
+            "CCs it supports:\n- 5.0 which supports hardware CC >=5.0,<6.0\n"
+            "- 9.0 which supports hardware CC >=9.0,<10.0\n"
+            "Your installed torch==2.7.0+cu126 does not include kernels for this GPU. Reinstall the "
+            "same version against a CUDA build that does, e.g.:\n"
+            "  For CUDA 12.8 use pip install torch==2.7.0 --index-url https://download.pytorch.org/whl/cu128\n",
+            "old_gpu",
+        ),
+        (
+            "UserWarning: Found GPU0 Tesla K80 which is of compute capability (CC) 3.7.\n"
+            "No published PyTorch CUDA builds for release 2.9.0+cu128 support this GPU. Visit "
+            "https://pytorch.org/get-started/locally/ to find a compatible release.\n",
+            "old_gpu",
+        ),
+        # torch's NVML queries of a device index past the visible ones (torch/cuda/__init__.py:1127-1143)
+        ("RuntimeError: device 1 is not visible (CUDA_VISIBLE_DEVICES=[0])\n", "gpu_index_missing"),
+        # NVRTC refusing the architecture on a Blackwell GPU under libgpuarray, no NVRTC version
+        # stated: 0.7.6 asked for compute_12 whatever the NVRTC; on an Ada GPU, this NVRTC's own
+        (
+            "Mapped name None to device cuda: NVIDIA GeForce RTX 5090\n"
+            "pygpu.gpuarray.GpuArrayException: b'nvrtcCompileProgram: NVRTC_ERROR_INVALID_OPTION'\n",
+            "arch_truncated_blackwell",
+        ),
+        (
+            "Mapped name None to device cuda: NVIDIA GeForce RTX 4090\n"
+            "pygpu.gpuarray.GpuArrayException: b'nvrtcCompileProgram: NVRTC_ERROR_INVALID_OPTION'\n",
+            "nvrtc_arch_unsupported",
+        ),
     ],
 )
 def test_messages_read_from_the_programs_sources(paste, named):

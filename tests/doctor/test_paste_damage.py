@@ -315,6 +315,18 @@ def test_theanos_start_up_notice_of_an_old_cudnn_is_not_the_failure_after_it():
         " Update to v5, was 3007.\n"
     )
     assert ids(raised)[:1] == ["cudnn_version"]
+    # rel-1.0.x's refusal of a cuDNN before 7.0.2 on Volta (theano/gpuarray/dnn.py:236-241), as
+    # the new back-end's start-up notice (gpuarray/__init__.py:127) and raised under dnn.enabled=True
+    volta = "Can not use cuDNN on context None: Use cuDNN 7.0.2 or higher for Volta.\n"
+    assert ids(volta)[:1] == ["cudnn_version"]
+    assert "cudnn_version" not in ids(
+        volta + 'Traceback (most recent call last):\n  File "x.py", line 3\nTypeError: bad call\n'
+    )
+    volta_raised = (
+        "RuntimeError: You enabled cuDNN, but we aren't able to use it: Use cuDNN 7.0.2 or higher"
+        " for Volta.\n"
+    )
+    assert ids(volta_raised)[:1] == ["cudnn_version"]
 
 
 def test_a_warning_is_not_the_cause_of_an_exception_after_it():

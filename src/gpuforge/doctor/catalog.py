@@ -14,7 +14,7 @@ from typing import Any
 import re2
 
 from gpuforge import locations
-from gpuforge.doctor.normalize import evidence_lines, normalize, unwrapped
+from gpuforge.doctor.normalize import compiler_lines, evidence_lines, normalize, unwrapped
 from gpuforge.doctor.typos import Corrector, pattern_words, spelled_words
 from gpuforge.errors import GpuforgeError
 from gpuforge.fileio import read_text
@@ -496,7 +496,7 @@ def diagnose_text(text: str, off: dict[str, frozenset[bytes]] | None = None) -> 
     ``off``: per entry id, patterns to treat as absent (cross-validation switches off the
     patterns written only from the report's own source)."""
     text = corrector().correct(normalize(text))
-    data = "\n".join([text, *evidence_lines(text)]).encode("utf-8", "replace")
+    data = "\n".join([text, *evidence_lines(text), *compiler_lines(text)]).encode("utf-8", "replace")
     catalog = load_catalog()
     found_set, patterns = pattern_set()
     present = {patterns[i] for i in found_set.Match(data) or []}

@@ -971,6 +971,33 @@ def driver_below_runtime(facts: dict[str, Any], text: str) -> str | None:
     return f"{by}CUDA {driver_cuda} at most) runs no CUDA {runtime} runtime"
 
 
+# libgpuarray in the paste (its Python module, Theano's back-end on it, or a fork's): the GPU
+# rules about libgpuarray's own code (gpu_fit: 0.7.6's truncated Blackwell arch) judge only there
+LIBGPUARRAY_USED_RE = re.compile(r"(?i)pygpu|libgpuarray|gpuarray|\btheano\b|\baesara\b")
+
+
+# NVRTC refusing the architecture it was given (nvrtc.h NVRTC_ERROR_INVALID_OPTION; NVRTC's own
+# line, as libgpuarray 0.7.6 passes its log on: src/gpuarray_buffer_cuda.c:1101)
+NVRTC_ARCH_REFUSED_RE = re.compile(r"NVRTC_ERROR_INVALID_OPTION|invalid value for --gpu-architecture")
+
+
+def blackwell_arch_refused(facts: dict[str, Any], text: str) -> str | None:
+    """NVRTC refusing the architecture where the paste names a GPU of cc 10.0 or later and no NVRTC
+    version: whatever the NVRTC, libgpuarray 0.7.6 asked it for compute_10 or compute_12
+    (gpu_envs.TRUNCATED_FROM), which none accepts."""
+    cc = gpu_fit.gpu_of(facts)[0]
+    refused = NVRTC_ARCH_REFUSED_RE.search(text)
+    if not cc or not refused or not gpu_envs.VERSION_RE.match(cc):
+        return None
+    if gpu_envs.arch_of(cc) < gpu_envs.TRUNCATED_FROM:
+        return None
+    major = cc.split(".")[0]
+    return (
+        f"cc {cc}: libgpuarray 0.7.6 truncates compute_{gpu_envs.arch_of(cc)} to compute_{major}, "
+        f"which no NVRTC accepts (the paste: {refused.group(0)})"
+    )
+
+
 def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     """The derived facts a paste can support (facts.derive's others need a probe): the device
     Theano was given, whether cuDNN was turned off, and the GPU rules (gpu_fit)."""
@@ -1039,6 +1066,12 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
     if counted and not MXNET_CUDA_BUILD_RE.search(text):
         derived["mxnet_counts_no_gpu"] = " ".join(counted.group(0).split())  # the evidence, one line
     derived.update(gpu_fit.derive_gpu(facts))
+    if not LIBGPUARRAY_USED_RE.search(text):  # libgpuarray's own arch bug needs libgpuarray
+        derived.pop("arch_truncated", None)
+    elif "arch_truncated" not in derived:
+        refused = blackwell_arch_refused(facts, text)
+        if refused:
+            derived["arch_truncated"] = refused
     nvrtc_line = (facts.get("log_sources") or {}).get("cuda.nvrtc.version", "")
     if predates and TORCH_BUILD_CUDA_RE.search(nvrtc_line):
         # the CUDA those rules judge is the PyTorch build's: its missing kernels fail first

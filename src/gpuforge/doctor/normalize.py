@@ -570,6 +570,24 @@ def _repr_shadows(text: str, lacking: set[str]) -> list[str]:
 CONTENT_LENGTH = re.compile(r"Content-Length: (\d+)\s+downloaded bytes: (\d+)")
 
 
+# Theano's compile error joins the compiler's lines with `. ` (rel-0.8.2 theano/gof/cmodule.py:2203-2204,
+# rel-0.9.0 :2315-2316, rel-1.0.5 :2410-2411: raise Exception('Compilation failed (return status=%s):
+# %s' % (status, compile_stderr.replace('\n', '. '))); on Windows each line keeps its `\r`
+THEANO_COMPILE_FAILED = re.compile(r"Compilation failed \(return status=-?\d+\): ([^\n]+)")
+THEANO_LINE_JOIN = re.compile(r"(?:\\r|\r)?\. ")
+
+
+def compiler_lines(text: str) -> list[str]:
+    """The compiler's own lines inside Theano's `Compilation failed` messages, one per line again
+    as the compiler printed them (so that patterns reading a compiler line to its end match)."""
+    lines: dict[str, None] = {}
+    for m in THEANO_COMPILE_FAILED.finditer(text):
+        parts = THEANO_LINE_JOIN.split(m.group(1))
+        if len(parts) > 1:
+            lines.update(dict.fromkeys(part for part in parts if part.strip()))
+    return list(lines)
+
+
 def evidence_lines(text: str) -> list[str]:
     """What the paths of a pasted traceback show (and conda's byte count beside its header),
     one `gpuforge-evidence:` line per fact."""
