@@ -664,6 +664,21 @@ def test_the_cuda_runtimes_invalid_device_as_programs_print_it() -> None:
         assert first_id(printed) == "gpu_index_missing", printed
 
 
+def test_the_cuda_runtimes_set_on_active_process_beside_device_gpu() -> None:
+    """cudaErrorSetOnActiveProcess's own words (36 before CUDA 10.1, 708 since), as pygpu raises
+    them where Theano's old back-end (device=gpu) already took the device and the gpuarray
+    back-end's contexts init it again; without device=gpu they say nothing of the cause."""
+    _, message = cuda_runtime_words("cudaErrorSetOnActiveProcess")
+    assert message == "cannot set while device is active in this process"
+    paste = (
+        "[global]\ndevice = gpu\ncontexts=dev0->cuda0;dev1->cuda1\n"
+        "ERROR (theano.sandbox.gpuarray): Could not initialize pygpu, support disabled\n"
+        f"GpuArrayException: {message}: 0\n"
+    )
+    assert first_id(paste) == "old_device_flag"
+    assert first_id(paste.replace("device = gpu\n", "")) != "old_device_flag"
+
+
 def test_pip_in_a_python_that_cannot_load_ssl(tmp_path: Path) -> None:
     """The real pip of this interpreter where `import ssl` fails (a stand-in ssl.py first on the
     path, as a Windows Python without OpenSSL's DLLs on PATH fails to import _ssl): its refusal

@@ -1630,6 +1630,73 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         ),
         # torch's NVML queries of a device index past the visible ones (torch/cuda/__init__.py:1127-1143)
         ("RuntimeError: device 1 is not visible (CUDA_VISIBLE_DEVICES=[0])\n", "gpu_index_missing"),
+        # Poetry's installer with no file of the locked release for this environment (1.8.3
+        # chooser.py:74; 2.1.1 chooser.py:109-175 adds its reasons)
+        (
+            "  - Installing torch (2.4.1): Failed\n\n  RuntimeError\n\n"
+            "  Unable to find installation candidates for torch (2.4.1)\n",
+            "no_build_for_python",
+        ),
+        (
+            "  | Unable to find installation candidates for torch (2.5.1)\n  | \n"
+            "  | This is likely not a Poetry issue.\n  | \n"
+            "  |   - 17 candidate(s) were identified for the package\n"
+            "  |   - 17 wheel(s) were skipped as your project's environment does not support the "
+            "identified abi tags\n",
+            "no_build_for_python",
+        ),
+        # uv's lock installer (0.5.14 crates/uv-resolver/src/lock/mod.rs)
+        (
+            "error: Distribution `torch==2.5.1 @ registry+https://pypi.org/simple` can't be installed "
+            "because it doesn't have a source distribution or wheel for the current platform\n",
+            "no_build_for_python",
+        ),
+        # Triton (PyPI: Linux wheels only) missing on Windows, and on Linux (another cause)
+        (
+            'File "C:\\ComfyUI\\python_embeded\\Lib\\site-packages\\torch\\_inductor\\runtime\\'
+            "hints.py\", line 29\nModuleNotFoundError: No module named 'triton'\n",
+            "no_build_for_python",
+        ),
+        ("File \"/home/u/env/lib/python3.11/site-packages/x.py\", line 3\nNo module named 'triton'\n", None),
+        # conda 4.1-4.3's root_read_only (conda/cli/help.py)
+        (
+            "CondaIOError: Missing write permissions in: C:\\ProgramData\\Anaconda3\n#\n"
+            "# You don't appear to have the necessary permissions to install packages\n",
+            "conda_not_writable",
+        ),
+        # THC's words for cudaErrorInitializationError in a forked multiprocessing child
+        (
+            '  File "/opt/conda/lib/python3.7/multiprocessing/process.py", line 99, in run\n'
+            "    self._target(*self._args, **self._kwargs)\n"
+            "RuntimeError: cuda runtime error (3) : initialization error at "
+            "../torch/csrc/cuda/Module.cpp:33\n",
+            "cuda_reinit_forked",
+        ),
+        # an editor's interpreter without the package: Pylance's words (pyright en.json
+        # importResolveFailure) beside it installed, and the import failing in the IDE in prose
+        (
+            "- pytorch version: 1.9.0\nWhen I type `import torch`, a warning appears - "
+            '`Import "torch" could not be resolved Pylance(reportMissingImports)`\n',
+            "env_mismatch",
+        ),
+        (
+            "I use pycharm to import torch, cannot use it.\nBut I use cmd to import torch, it can work.\n",
+            "env_mismatch",
+        ),
+        # pip refusing a wheel built for the very python the paste shows: the pip is another's;
+        # a wheel of another Python is the wheel's
+        (
+            "E:\\app\\python_embeded>python --version\nPython 3.12.7\n"
+            'E:\\app\\python_embeded>pip install "C:\\dl\\triton-3.1.0-cp312-cp312-win_amd64.whl"\n'
+            "ERROR: triton-3.1.0-cp312-cp312-win_amd64.whl is not a supported wheel on this platform.\n",
+            "env_mismatch",
+        ),
+        (
+            "E:\\app\\python_embeded>python --version\nPython 3.11.9\n"
+            'E:\\app\\python_embeded>pip install "C:\\dl\\triton-3.1.0-cp312-cp312-win_amd64.whl"\n'
+            "ERROR: triton-3.1.0-cp312-cp312-win_amd64.whl is not a supported wheel on this platform.\n",
+            "wheel_not_for_this_python",
+        ),
         # NVRTC refusing the architecture on a Blackwell GPU under libgpuarray, no NVRTC version
         # stated: 0.7.6 asked for compute_12 whatever the NVRTC; on an Ada GPU, this NVRTC's own
         (

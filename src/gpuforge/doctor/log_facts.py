@@ -937,6 +937,36 @@ def activated_env_not_running(text: str) -> str | None:
     return f"`conda activate {name}`, but the failing import ran in {where}"
 
 
+# pip's refusal of a wheel by its tags (pip 9.0.3 to 25.3: "{} is not a supported wheel on this
+# platform."), the wheel's file name parsed by PEP 427 (name-version[-build]-python-abi-platform)
+WHEEL_REFUSED_RE = re.compile(
+    r"([\w.]+)-[\w.+!]+(?:-\d\w*)?-(cp|py)(\d)(\d+)-(\w+)-(\w+)\.whl"
+    r" is not a supported wheel on this platform"
+)
+WHEEL_PLATFORM_OS = (("win_amd64", "win32"), ("manylinux", "linux"), ("linux_x86_64", "linux"))
+THIRTY_TWO_BIT_RE = re.compile(r"(?i)\b32[- ]?bit\b|\bwin32\b")
+# the interpreter's own words for its version (`python --version`, the REPL's banner)
+PYTHON_SAYS_RE = re.compile(r"(?m)^[ \t>]*Python (3)\.(\d+)\.\d+\b")
+
+
+def pip_of_another_python(facts: dict[str, Any], text: str) -> str | None:
+    """pip refusing a wheel whose tags fit the Python the paste shows (its version as that python
+    printed it, a Python 3 one, 64-bit, its platform from the paste's paths): the pip that ran
+    belongs to another Python (a bare `pip` on PATH beside an embedded or a venv's python)."""
+    m = WHEEL_REFUSED_RE.search(text)
+    said = {f"{v[0]}.{v[1]}" for v in PYTHON_SAYS_RE.findall(text)}
+    if not m or len(said) != 1 or THIRTY_TWO_BIT_RE.search(text):
+        return None
+    wheel_python = f"{m[3]}.{m[4]}"
+    wanted_os = next((os_ for tag, os_ in WHEEL_PLATFORM_OS if m[6].startswith(tag)), None)
+    if said != {wheel_python} or wanted_os is None or lookup(facts, "platform.sys_platform") != wanted_os:
+        return None
+    return (
+        f"pip refused a {m[2]}{m[3]}{m[4]} {m[6]} wheel, while the python the paste shows is "
+        f"{wheel_python} on that platform: that pip is another Python's"
+    )
+
+
 # a driver too old for the build's CUDA (gpu_fit.DRIVER_FLOOR) is judged where the paste says the
 # GPU is unusable: PyTorch sees none, a CUDA call failed, or the driver is named beside the failure
 GPU_UNUSABLE_RE = re.compile(
@@ -1057,6 +1087,7 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
         derived["two_theano_installs"] = both
     for name, judged_with_facts in (
         ("driver_below_runtime", driver_below_runtime),
+        ("env_mismatch", pip_of_another_python),
         ("no_wheel_for_python", no_wheel_for_python),
     ):
         found = judged_with_facts(facts, text)

@@ -88,11 +88,36 @@ def _one_edit(a: str, b: str) -> bool:
 LITERAL_WORD = re.compile(rf"(?<![\\\w)\]|-])([A-Za-z]{{{MIN_LETTERS},40}})(?![\w(\[{{?*+|])")
 
 
+def top_level_alternatives(pattern: str) -> list[str]:
+    """``pattern`` split at its top-level `|` (not one inside a group or a class, nor an escaped
+    one): each alternative is a whole pattern, whose last word no group completes."""
+    parts, depth, start, i, in_class = [], 0, 0, 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0:
+            parts.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    return [*parts, pattern[start:]]
+
+
 def pattern_words(patterns: Iterable[str]) -> set[str]:
-    """The whole literal words of regular expressions."""
+    """The whole literal words of regular expressions (of each top-level alternative)."""
     words: set[str] = set()
     for p in patterns:
-        words |= set(LITERAL_WORD.findall(p))
+        for alternative in top_level_alternatives(p):
+            words |= set(LITERAL_WORD.findall(alternative))
     return words
 
 
