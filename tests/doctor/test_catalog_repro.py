@@ -218,10 +218,13 @@ def test_space_in_the_user_name_splits_the_compiledir(tmp_path: Path) -> None:
     assert first_id(out) == "path_spaces_nonascii"
 
 
-@pytest.mark.parametrize("soname", ["libcudnn.so.5", "libiomp5.so"])
+@pytest.mark.parametrize(
+    "soname", ["libcudnn.so.5", "libiomp5.so", "libcudnn_adv.so.9", "libnvJitLink.so.12"]
+)
 def test_a_library_the_wheel_does_not_ship(tmp_path: Path, soname: str) -> None:
-    """An extension linked against libcudnn.so.5 (as mxnet-cu80 was) or Intel's OpenMP runtime
-    libiomp5.so (as torch 0.1.10's wheel was: pytorch #936) on a machine without it."""
+    """An extension linked against libcudnn.so.5 (as mxnet-cu80 was), Intel's OpenMP runtime
+    libiomp5.so (as torch 0.1.10's wheel was: pytorch #936), one of cuDNN 9's own libraries (as
+    onnxruntime-gpu's CUDA provider is) or nvJitLink (as cuSPARSE 12 is) on a machine without it."""
     gcc = tool("gcc", "gcc")
     (tmp_path / "dep.c").write_text("int dep_init(void) { return 0; }\n", encoding="utf-8")
     (tmp_path / "wheel.c").write_text(

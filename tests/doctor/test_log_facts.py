@@ -1697,6 +1697,14 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "ERROR: triton-3.1.0-cp312-cp312-win_amd64.whl is not a supported wheel on this platform.\n",
             "wheel_not_for_this_python",
         ),
+        # onnxruntime-gpu's CUDA provider DLL whose CUDA / cuDNN DLLs Windows cannot find
+        # (onnxruntime/core/platform/windows/env.cc)
+        (
+            "onnxruntime.capi.onnxruntime_pybind11_state.Fail: [ONNXRuntimeError] : 1 : FAIL : "
+            'LoadLibrary failed with error 126 "" when trying to load '
+            '"C:\\Python310\\lib\\site-packages\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll"\n',
+            "runtime_dll_beside_wheel",
+        ),
         # NVRTC refusing the architecture on a Blackwell GPU under libgpuarray, no NVRTC version
         # stated: 0.7.6 asked for compute_12 whatever the NVRTC; on an Ada GPU, this NVRTC's own
         (

@@ -267,6 +267,16 @@ def test_a_retyped_error_is_read_one_letter_off():
     said = "reinstalling says requirement already satisfied\nImportError: No module named theano\n"
     assert corrector().correct(said) == said
     assert ids(said)[0] == "env_mismatch"
+    # a word of a pattern's top-level alternative is a whole word too (conda's
+    # `ResolvePackageNotFound|The following packages ...`), not one inside a group
+    from gpuforge.doctor.typos import pattern_words, top_level_alternatives
+
+    assert top_level_alternatives(r"ResolvePackageNotFound|x (Forward|Backward) [|] a\|b") == [
+        "ResolvePackageNotFound",
+        r"x (Forward|Backward) [|] a\|b",
+    ]
+    assert pattern_words([r"ResolvePackageNotFound|(Forwarding|Backwarding)"]) == {"ResolvePackageNotFound"}
+    assert corrector().correct("ResolvePackagesNotFound") == "ResolvePackageNotFound"
 
 
 def test_a_programs_quoted_source_is_not_its_output():

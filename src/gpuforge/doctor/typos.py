@@ -33,6 +33,8 @@ class Corrector:
         """``words``: the vocabulary typos are corrected toward; ``spelled``: words left as they
         are (the patterns spell them, though not as a whole literal word)."""
         self.words = {w.lower() for w in words if len(w) >= MIN_LETTERS}
+        # the patterns' own spelling of each word, given back where the paste's is not all lower case
+        self.spelling = {w.lower(): w for w in sorted(words, reverse=True) if len(w) >= MIN_LETTERS}
         self.spelled = {w.lower() for w in spelled} | self.words
         self.index: dict[str, set[str]] = {}
         for w in self.words:
@@ -58,8 +60,11 @@ class Corrector:
             return text
 
         def fix(m: re.Match[str]) -> str:
-            near = self.nearest(m.group(0))
-            return m.group(0) if near is None else near
+            word = m.group(0)
+            near = self.nearest(word)
+            if near is None:
+                return word
+            return near if word.islower() else self.spelling.get(near, near)
 
         return WORD.sub(fix, text)
 
