@@ -238,6 +238,36 @@ def test_a_library_the_wheel_does_not_ship(tmp_path: Path, soname: str) -> None:
     assert first_id(out) == "runtime_dll_beside_wheel"
 
 
+def test_the_linker_on_a_library_that_wants_a_newer_glibc(tmp_path: Path) -> None:
+    """The real linker (binutils ld) linking a program against a prebuilt library that needs a
+    symbol version this machine's libm lacks (built here against a stand-in libm.so.6 exporting
+    powf@GLIBC_2.99, as a libtorch_cpu.so built on a newer system wants powf@GLIBC_2.27)."""
+    gcc = tool("gcc", "gcc")
+    stub = tmp_path / "stub"
+    stub.mkdir()
+    (stub / "m.c").write_text("float powf(float a, float b) { return a; }\n", encoding="utf-8")
+    (stub / "v.map").write_text("GLIBC_2.99 { global: powf; };\n", encoding="utf-8")
+    run(
+        [
+            gcc,
+            "-shared",
+            "-fPIC",
+            "-Wl,--version-script=v.map",
+            "-Wl,-soname,libm.so.6",
+            "-o",
+            "libm.so",
+            "m.c",
+        ],
+        stub,
+    )
+    (tmp_path / "lib.c").write_text("float powf(float, float);\nfloat f(float a) { return powf(a, 2.0f); }\n")
+    run([gcc, "-shared", "-fPIC", "-o", "libold.so", "lib.c", "-Lstub", "-lm"], tmp_path)
+    (tmp_path / "main.c").write_text("float f(float);\nint main(void) { return (int)f(2.0f); }\n")
+    out = run([gcc, "main.c", "-L.", "-lold", "-lm", "-o", "main"], tmp_path)
+    assert "undefined reference to `powf@GLIBC_2.99'" in out, out
+    assert first_id(out) == "glibc_too_old"
+
+
 def test_an_extension_built_against_another_torchs_symbols(tmp_path: Path) -> None:
     """Real C++ extension modules built against declarations of PyTorch's namespaces (a c10
     function, a const member of at::Tensor) that the loaded libraries do not define, as an

@@ -1705,6 +1705,34 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             '"C:\\Python310\\lib\\site-packages\\onnxruntime\\capi\\onnxruntime_providers_cuda.dll"\n',
             "runtime_dll_beside_wheel",
         ),
+        # DeepSpeed's op builder (0.14.0 op_builder/builder.py:82-104)
+        (
+            "deepspeed.ops.op_builder.builder.CUDAMismatchException: >- DeepSpeed Op Builder: Installed "
+            "CUDA version 12.2 does not match the version torch was compiled with 11.7, unable to "
+            "compile cuda/cpp extensions without a matching cuda version.\n",
+            "extension_nvcc_not_torch_cuda",
+        ),
+        # mamba's words for a versioned spec, with or without its `**`, and the same in prose with
+        # one of conda's platform subdirs
+        (
+            "error    libmamba Could not solve for environment specs\n"
+            "    The following package could not be installed\n"
+            "    └─ pyg 2.2.0  does not exist (perhaps a typo or a missing channel).\n",
+            "channel_missing",
+        ),
+        ("No magma-cuda80 for osx-64\n\nIs this expected?\n", "channel_missing"),
+        # conda's classic solver left running, in prose
+        (
+            'I tried `conda env create -f environment.yml` but conda displays "Solving environment" '
+            "indefinitely.\n",
+            "conda_classic_solver_slow",
+        ),
+        # torchrun, whose shebang is another Python's, failing an import `python -m` finds
+        (
+            "torchrun --nproc_per_node=8 test.py\nModuleNotFoundError: No module named 'datasets'\n"
+            "Changing from 'torchrun' to 'python3 -m torch.distributed.launch', then it all works.\n",
+            "env_mismatch",
+        ),
         # NVRTC refusing the architecture on a Blackwell GPU under libgpuarray, no NVRTC version
         # stated: 0.7.6 asked for compute_12 whatever the NVRTC; on an Ada GPU, this NVRTC's own
         (
