@@ -28,6 +28,7 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
+    "build_isolation_no_torch",
     "torch_cudnn_other_runtime",
     "mkl_cannot_load_its_libraries",
     "conda_env_create_with_specs",
@@ -710,6 +711,40 @@ def test_the_cuda_runtimes_set_on_active_process_beside_device_gpu() -> None:
     )
     assert first_id(paste) == "old_device_flag"
     assert first_id(paste.replace("device = gpu\n", "")) != "old_device_flag"
+
+
+def test_a_build_that_imports_torch_in_pips_isolated_environment(tmp_path: Path) -> None:
+    """The real pip building a package whose setup.py imports torch (as flash-attn's does) where
+    torch is importable (a stand-in on PYTHONPATH): pip's isolated build environment does not
+    see it; the doctor names that, and `--no-build-isolation`, its fix, gets past the import."""
+    package = tmp_path / "needs_torch"
+    package.mkdir()
+    (package / "setup.py").write_text(
+        'import torch\nfrom setuptools import setup\nsetup(name="needs_torch", version="0.1")\n'
+    )
+    (package / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+    )
+    (tmp_path / "installed" / "torch").mkdir(parents=True)
+    (tmp_path / "installed" / "torch" / "__init__.py").write_text('__version__ = "2.5.1"\n')
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "installed"))
+    pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", "out", str(package)]
+    proc = subprocess.run(pip, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    out = proc.stdout + proc.stderr
+    if "Installing build dependencies" in out and "No module named 'torch'" not in out:
+        pytest.skip("pip could not install setuptools into its build environment (no index here)")
+    assert "Getting requirements to build wheel did not run successfully" in out, out[-2000:]
+    assert "ModuleNotFoundError: No module named 'torch'" in out, out[-2000:]
+    assert first_id(out) == "build_isolation_no_torch"
+    fixed = subprocess.run(
+        [*pip[:3], "wheel", "--no-build-isolation", *pip[4:]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert "No module named 'torch'" not in fixed.stdout + fixed.stderr, fixed.stderr[-2000:]
 
 
 def test_pip_in_a_python_that_cannot_load_ssl(tmp_path: Path) -> None:

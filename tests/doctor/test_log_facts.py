@@ -1733,6 +1733,16 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "Changing from 'torchrun' to 'python3 -m torch.distributed.launch', then it all works.\n",
             "env_mismatch",
         ),
+        # uv's hint for a build that imports torch without declaring it (uv 0.5.14's strings)
+        (
+            "  × Failed to build `flash-attn==2.7.4.post1`\n  ├─▶ The build backend returned an error\n"
+            "      ModuleNotFoundError: No module named 'torch'\n"
+            "      hint: This error likely indicates that `flash-attn@2.7.4.post1` depends on `torch`, "
+            "but doesn't declare it as a build dependency. If `flash-attn` is a first-party package, "
+            "consider adding `torch` to its `build-system.requires`. Otherwise, `uv pip install torch` "
+            "into the environment and re-run with `--no-build-isolation`.\n",
+            "build_isolation_no_torch",
+        ),
         # NVRTC refusing the architecture on a Blackwell GPU under libgpuarray, no NVRTC version
         # stated: 0.7.6 asked for compute_12 whatever the NVRTC; on an Ada GPU, this NVRTC's own
         (
