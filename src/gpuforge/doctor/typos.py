@@ -33,8 +33,12 @@ class Corrector:
         """``words``: the vocabulary typos are corrected toward; ``spelled``: words left as they
         are (the patterns spell them, though not as a whole literal word)."""
         self.words = {w.lower() for w in words if len(w) >= MIN_LETTERS}
-        # the patterns' own spelling of each word, given back where the paste's is not all lower case
-        self.spelling = {w.lower(): w for w in sorted(words, reverse=True) if len(w) >= MIN_LETTERS}
+        # the patterns' own spelling of each word, given back where the paste's is not all lower
+        # case (of several, the one sorting first: capitals first, as `ResolvePackageNotFound`)
+        self.spelling: dict[str, str] = {}
+        for w in sorted(words):
+            if len(w) >= MIN_LETTERS:
+                self.spelling.setdefault(w.lower(), w)
         self.spelled = {w.lower() for w in spelled} | self.words
         self.index: dict[str, set[str]] = {}
         for w in self.words:
