@@ -47,6 +47,12 @@ PACKAGES = (
     "cupy-cuda11x",
     "cupy-cuda12x",
     "tensorflow",
+    # the inference and compiler packages beside PyTorch, published as wheels only (PyPI's JSON,
+    # read 2026-11-29: no sdist in any release): nothing listed is no build for this Python or
+    # platform (Triton: Linux only)
+    "onnxruntime",
+    "onnxruntime-gpu",
+    "triton",
 )
 URL = "https://pypi.org/pypi/{}/json"
 OUT = Path(__file__).resolve().parents[1] / "src" / "gpuforge" / "data" / "pypi_wheels.json"

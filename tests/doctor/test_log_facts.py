@@ -488,6 +488,16 @@ def test_a_pin_older_than_every_build_pip_lists(paste, judged):
             " (from versions: none)\n",
             True,
         ),
+        # ... ONNX Runtime's GPU build on a Python or platform it has no wheel for, Triton on Windows
+        (
+            "ERROR: Could not find a version that satisfies the requirement onnxruntime-gpu"
+            " (from versions: none)\n",
+            True,
+        ),
+        (
+            "ERROR: Could not find a version that satisfies the requirement triton (from versions: none)\n",
+            True,
+        ),
         # ... unless pip could not read the index, or the package is not one recorded
         (
             "WARNING: Retrying (Retry(total=4)) after connection broken\nERROR: Could not find a version that"
