@@ -1655,6 +1655,18 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "identified abi tags\n",
             "no_build_for_python",
         ),
+        # uv's resolver: no wheel of the release for this Python's ABI tag, or for Windows
+        (
+            "  × No solution found when resolving dependencies:\n  ╰─▶ Because torch==2.5.1 has no wheels "
+            "with a matching Python ABI tag (e.g., `cp313`) and you require torch==2.5.1, we can "
+            "conclude that your requirements are unsatisfiable.\n",
+            "no_build_for_python",
+        ),
+        (
+            "  ╰─▶ Because triton==3.1.0 has no wheels with a matching platform tag (e.g., `win_amd64`) "
+            "and you require triton==3.1.0, we can conclude that your requirements are unsatisfiable.\n",
+            "no_build_for_python",
+        ),
         # uv's lock installer (0.5.14 crates/uv-resolver/src/lock/mod.rs)
         (
             "error: Distribution `torch==2.5.1 @ registry+https://pypi.org/simple` can't be installed "
