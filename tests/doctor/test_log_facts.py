@@ -1655,6 +1655,30 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "identified abi tags\n",
             "no_build_for_python",
         ),
+        # not a channel's: an env file's spec written as a package file's name (conda reads it
+        # whole as a name: conda/models/match_spec.py _parse_spec_str), and Python 3.1 asked for
+        # where a workflow's YAML read `3.10` as a number (test_yaml_reads_an_unquoted_3_10_as_3_1)
+        ("ResolvePackageNotFound: \n  - pytorch3d-0.7.0-py38_cu113_pyt1110 (line 149)\n", None),
+        (
+            "PackagesNotFoundError: The following packages are not available from current channels:"
+            "\n\n  - python[version='3.1.*,3.10.*']\n",
+            None,
+        ),
+        # a setup-miniconda workflow whose later steps ran without the environment's activation
+        # (no login shell), not one whose own environment creation failed
+        (
+            "- uses: conda-incubator/setup-miniconda@v2\n  with:\n    activate-environment: my-venv\n"
+            "- name: Info\n  run: which python\nI'm expecting the conda environment's python, but get "
+            "the system one.\n",
+            "conda_shell_not_initialized",
+        ),
+        (
+            "- uses: conda-incubator/setup-miniconda@v3\n  with:\n    activate-environment: my-env\n"
+            "    environment-file: env.yml\nLibMambaUnsatisfiableError: Encountered problems while "
+            "solving:\n  - package foo-1.0-py_0 requires bar >=2, but none of the providers can be "
+            "installed\n",
+            None,
+        ),
         # uv's resolver: no wheel of the release for this Python's ABI tag, or for Windows
         (
             "  × No solution found when resolving dependencies:\n  ╰─▶ Because torch==2.5.1 has no wheels "
@@ -1782,6 +1806,16 @@ def test_nvidias_images_without_the_toolkit(paste, named):
 def test_messages_read_from_the_programs_sources(paste, named):
     found = diagnose_log(paste)
     assert (found[0].id if found else None) == named
+
+
+def test_yaml_reads_an_unquoted_3_10_as_3_1():
+    """A workflow's `python-version: 3.10` (GitHub Actions reads YAML) is the number 3.1, so conda
+    is asked for Python 3.1: a YAML reader's own reading (ruamel.yaml's safe loader, YAML 1.2's
+    float), the one the exclusion above stands on."""
+    from ruamel.yaml import YAML
+
+    assert YAML(typ="safe").load("python-version: 3.10") == {"python-version": 3.1}
+    assert YAML(typ="safe").load('python-version: "3.10"') == {"python-version": "3.10"}
 
 
 def test_a_windows_path_cmd_cut_at_its_space():
