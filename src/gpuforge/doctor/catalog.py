@@ -491,43 +491,43 @@ def _warnings_yield(
     ]
 
 
+def _matches(
+    entries: list[Entry], data: bytes, off: dict[str, frozenset[bytes]] | None
+) -> tuple[list[tuple[int, Finding]], list[Entry], set[str]]:
+    """(the findings of ``entries`` in ``data`` with their positions, the entries not found, the
+    ids found by a warning pattern only); ``off`` as diagnose_text's."""
+    found_set, patterns = pattern_set()
+    present = {patterns[i] for i in found_set.Match(data) or []}
+    hits, missed, warned = [], [], set()
+    for e in entries:
+        switched_off = (off or {}).get(e.id)
+        found = _text_match(e, data, present - switched_off if switched_off else present)
+        if found is None:
+            missed.append(e)
+            continue
+        hits.append((found[0], Finding(e, found[1])))
+        if found[2]:
+            warned.add(e.id)
+    return hits, missed, warned
+
+
 def diagnose_text(text: str, off: dict[str, frozenset[bytes]] | None = None) -> list[Finding]:
     """Entries whose patterns match ``text`` (normalized first), the root cause first.
     ``off``: per entry id, patterns to treat as absent (cross-validation switches off the
     patterns written only from the report's own source)."""
     text = corrector().correct(normalize(text))
     data = "\n".join([text, *evidence_lines(text), *compiler_lines(text)]).encode("utf-8", "replace")
-    catalog = load_catalog()
-    found_set, patterns = pattern_set()
-    present = {patterns[i] for i in found_set.Match(data) or []}
-    hits, missed, warned = [], [], set()
-    for e in catalog:
-        switched_off = (off or {}).get(e.id)
-        found = _text_match(e, data, present - switched_off if switched_off else present)
-        if found is not None:
-            hits.append((found[0], Finding(e, found[1])))
-            if found[2]:
-                warned.add(e.id)
-        else:
-            missed.append(e)
+    hits, missed, warned = _matches(list(load_catalog()), data, off)
     hits = _warnings_yield(hits, data, warned)
     # a hard-wrapped paste: the entries not found, on its lines joined, as a wrap inside a word
-    # leaves them, then as one between two words does
+    # leaves them, then as one between two words does (a position there is about where it is in
+    # the paste)
     for sep in ("", " "):
         joined = unwrapped(text, sep)
         if joined is None:
             break
-        data = joined[0].encode("utf-8", "replace")
-        present = {patterns[i] for i in found_set.Match(data) or []}
-        still = []
-        for e in missed:
-            switched_off = (off or {}).get(e.id)
-            found = _text_match(e, data, present - switched_off if switched_off else present)
-            if found is not None:  # its position: about where it is in the paste
-                hits.append((found[0], Finding(e, found[1])))
-            else:
-                still.append(e)
-        missed = still
+        more, missed, _ = _matches(missed, joined[0].encode("utf-8", "replace"), off)
+        hits += more
     return order_findings(hits)
 
 
