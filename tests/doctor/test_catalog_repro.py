@@ -29,6 +29,7 @@ from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
     "build_isolation_no_torch",
+    "torch_not_installed_before_build",
     "torch_cudnn_other_runtime",
     "mkl_cannot_load_its_libraries",
     "conda_env_create_with_specs",
@@ -750,6 +751,48 @@ def test_a_build_that_imports_torch_in_pips_isolated_environment(tmp_path: Path)
     )
     # (the build may stop later, at bdist_wheel where the wheel package is not installed)
     assert seen.read_text() == "2.5.1"  # setup.py imported the torch installed
+
+
+def test_a_requirements_file_that_installs_torch_beside_a_package_that_builds_against_it(
+    tmp_path: Path,
+) -> None:
+    """The real pip of a fresh venv (this Python's ensurepip, setuptools and the wheel package,
+    with which pip builds a package without pyproject.toml the legacy way) installing
+    one requirements file that names torch (a stand-in package) and a package whose setup.py
+    imports torch: pip runs that setup.py in the venv before it installs torch. The doctor names
+    it; installing torch first, its fix, gets the package installed."""
+    import venv
+
+    setup = "from setuptools import setup\nsetup(name={!r}, version='0.1', packages={})\n"
+    for name, body in (
+        ("torch", setup.format("torch", ["torch"])),
+        ("needs_torch", "import torch\n" + setup.format("needs_torch", [])),
+    ):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "setup.py").write_text(body)
+    (tmp_path / "torch" / "torch").mkdir()
+    (tmp_path / "torch" / "torch" / "__init__.py").write_text("")
+    (tmp_path / "requirements.txt").write_text("./torch\n./needs_torch\n")
+    venv.create(tmp_path / "venv", with_pip=True)
+    python = str(tmp_path / "venv" / "bin" / "python")
+    env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("PYTHONPATH", None)
+
+    def pip(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [python, "-m", "pip", "install", *args]
+        return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+
+    # Python 3.12's ensurepip no longer brings setuptools: a venv as users had it has both
+    if pip("wheel==0.45.1", "setuptools>=65,<76").returncode:
+        pytest.skip("pip could not install wheel and setuptools (no index reachable): run where PyPI is")
+    env["PIP_NO_INDEX"] = "1"
+
+    proc = pip("-r", "requirements.txt")
+    out = proc.stdout + proc.stderr
+    assert proc.returncode and "No module named 'torch'" in out, out[-2000:]
+    assert first_id(out) == "torch_not_installed_before_build", out[-2000:]
+    assert pip("./torch").returncode == 0
+    assert pip("./needs_torch").returncode == 0  # torch first, then the package: it builds
 
 
 def test_pip_in_a_python_that_cannot_load_ssl(tmp_path: Path) -> None:

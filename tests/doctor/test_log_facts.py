@@ -1789,6 +1789,24 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "into the environment and re-run with `--no-build-isolation`.\n",
             "build_isolation_no_torch",
         ),
+        # pip's legacy setup.py build without torch in older pips' words: 19.3.1-21.1.3's
+        # command line (setuptools_build.py's shim, then egg_info), 9.0.3/10.0.1's command_desc
+        (
+            "ERROR: Command errored out with exit status 1:\n"
+            "     command: /usr/bin/python3 -c 'import sys, setuptools, tokenize; sys.argv[0] = "
+            "'\"'\"'/tmp/pip-install-x1/torch-scatter/setup.py'\"'\"'; __file__='\"'\"'/tmp/pip-install-x1/"
+            "torch-scatter/setup.py'\"'\"';f=getattr(tokenize, '\"'\"'open'\"'\"', open)(__file__)' egg_info "
+            "--egg-base /tmp/pip-install-x1/torch-scatter/pip-egg-info\n"
+            "    Complete output (5 lines):\n    Traceback (most recent call last):\n"
+            '      File "/tmp/pip-install-x1/torch-scatter/setup.py", line 5, in <module>\n'
+            "        import torch\n    ModuleNotFoundError: No module named 'torch'\n",
+            "torch_not_installed_before_build",
+        ),
+        (
+            "    ImportError: No module named torch\n\n    ----------------------------------------\n"
+            'Command "python setup.py egg_info" failed with error code 1 in /tmp/pip-build-q2f3xv/x/\n',
+            "torch_not_installed_before_build",
+        ),
         # NVRTC refusing the architecture on a Blackwell GPU under libgpuarray, no NVRTC version
         # stated: 0.7.6 asked for compute_12 whatever the NVRTC; on an Ada GPU, this NVRTC's own
         (
