@@ -1789,6 +1789,75 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "into the environment and re-run with `--no-build-isolation`.\n",
             "build_isolation_no_torch",
         ),
+        # conda 4.13.0 and later's UnavailableInvalidChannel for a 403 on the channel's noarch
+        # (4.6.14 to 25.11.1 raise it for 403 as for 404), and 4.6.14-4.12.0's `error code:`
+        (
+            "UnavailableInvalidChannel: HTTP 403 FORBIDDEN for channel intel <https://conda.anaconda.org/intel>\n\n"
+            "The channel is not accessible or is invalid.\n",
+            "channel_refused",
+        ),
+        (
+            "UnavailableInvalidChannel: The channel is not accessible or is invalid.\n"
+            "  channel name: intel\n  channel url: https://conda.anaconda.org/intel\n  error code: 403\n",
+            "channel_refused",
+        ),
+        (
+            "UnavailableInvalidChannel: The channel is not accessible or is invalid.\n"
+            "  channel name: inetl\n  channel url: https://conda.anaconda.org/inetl\n  error code: 404\n",
+            "channel_missing",
+        ),
+        # libmamba's problems (one `  - ` line each, then conda-libmamba-solver's explanation after
+        # a blank line): a dependency nothing provides, alone; beside another problem, undecided
+        (
+            "LibMambaUnsatisfiableError: Encountered problems while solving:\n"
+            "  - nothing provides pytorch needed by micro_sam-0.0.2-pyhd8ed1ab_0\n\n"
+            "Could not solve for environment specs\n",
+            "channel_missing",
+        ),
+        (
+            "LibMambaUnsatisfiableError: Encountered problems while solving:\n"
+            "  - nothing provides pytorch needed by micro_sam-0.0.2-pyhd8ed1ab_0\n"
+            "  - package napari-0.4.19-pyh_0 requires vispy >=0.14, but none of the providers can be "
+            "installed\n\n"
+            "Could not solve for environment specs\n",
+            None,
+        ),
+        # conda 4.4-4.6's conflict of a package's Python (a range) with the Python asked for
+        (
+            "UnsatisfiableError: The following specifications were found to be in conflict:\n"
+            "  - caiman -> mypy -> python >=3.5,<3.6.0a0\n  - python 2.7*\n",
+            "no_build_for_python",
+        ),
+        # xFormers' warning (xformers/_cpp_lib.py), then its dispatcher finding no operator
+        (
+            "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+            "    PyTorch 2.6.0+cu124 with CUDA 1204 (you have 2.6.0+cu126)\n"
+            "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n",
+            "torch_extension_other_torch",
+        ),
+        (
+            "WARNING[XFORMERS]: xFormers can't load C++/CUDA extensions. xFormers was built for:\n"
+            "    PyTorch 2.6.0+cu124 with CUDA 1204 (you have 2.6.0+cu126)\n"
+            "ValueError: The config file ./configs/v2.yaml does not exist\n",
+            None,
+        ),
+        # DGL's GraphBolt library for another torch (dgl 2.1.0 graphbolt/__init__.py:46)
+        (
+            "FileNotFoundError: Cannot find DGL C++ graphbolt library at "
+            "/opt/conda/lib/python3.10/site-packages/dgl/graphbolt/libgraphbolt_pytorch_2.3.1.so\n",
+            "torch_extension_other_torch",
+        ),
+        # torchaudio's own library is an extension like the others; torch's own is not
+        (
+            "OSError: /opt/conda/lib/python3.10/site-packages/torchaudio/lib/libtorchaudio.so: "
+            "undefined symbol: _ZNK5torch8autograd4Node4nameB5cxx11Ev\n",
+            "torch_extension_other_torch",
+        ),
+        (
+            "OSError: /opt/conda/lib/python3.10/site-packages/torch/lib/libtorch_cpu.so: "
+            "undefined symbol: _ZN3c1010Dispatcher17runRecordFunctionERN2at14RecordFunctionE\n",
+            None,
+        ),
         # pip's legacy setup.py build without torch in older pips' words: 19.3.1-21.1.3's
         # command line (setuptools_build.py's shim, then egg_info), 9.0.3/10.0.1's command_desc
         (

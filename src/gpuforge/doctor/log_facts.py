@@ -824,6 +824,11 @@ OTHER_GPU_RE = re.compile(
     re.I,
 )
 NVIDIA_GPU_NAMED_RE = re.compile(r"\b(?:GeForce|Quadro|Tesla|RTX|GTX|TITAN)\b|Driver Version:", re.I)
+# A Mac with Apple's own GPU: PyTorch publishes no CUDA build for macOS at all (its install
+# selector's data, pytorch/pytorch.github.io site/published_versions.json, macos pip cuda.x: "#
+# CUDA is not available on MacOS, please use default package"), so a CPU build asked for CUDA
+# there is mx_cpu_build's cause itself (the fix: the MPS device or the CPU), not a driver
+APPLE_GPU_RE = re.compile(r"\bApple (?:M\d|silicon)\b|\bM[1-4] (?:chip|Pro|Max|Ultra)\b|\bmacbook\b", re.I)
 
 
 def no_nvidia_gpu_stated(text: str) -> str | None:
@@ -834,7 +839,10 @@ def no_nvidia_gpu_stated(text: str) -> str | None:
     if not other or NVIDIA_GPU_NAMED_RE.search(text):
         return None
     cpu_build = any(p.search(text) for p in entry("mx_cpu_build").patterns)
-    if not cpu_build and not INSUFFICIENT_DRIVER_RE.search(text):
+    insufficient_driver = INSUFFICIENT_DRIVER_RE.search(text)
+    if not cpu_build and not insufficient_driver:
+        return None
+    if not insufficient_driver and APPLE_GPU_RE.search(other.group(0)):
         return None
     said = _line_at(text, other.start())
     return f"{said} (no NVIDIA GPU named): no NVIDIA driver answers there"
