@@ -161,6 +161,7 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
 FROM_THE_PROGRAMS_SOURCE = {
+    "driver_library_mismatch",
     "torch_jit_compile_failed",
     "no_nvidia_gpu",
     "no_build_for_python",
@@ -1788,6 +1789,26 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "consider adding `torch` to its `build-system.requires`. Otherwise, `uv pip install torch` "
             "into the environment and re-run with `--no-build-isolation`.\n",
             "build_isolation_no_torch",
+        ),
+        # the NVIDIA kernel module refusing libraries of another version (osapi.c, older and newer
+        # wording), and NVML's word for it (nvidia-smi, nvidia-container-cli, pynvml)
+        (
+            "[ 5080.898738] NVRM: API mismatch: the client has the version 545.29.06, but\n"
+            "               NVRM: this kernel module has the version 550.54.14.  Please\n",
+            "driver_library_mismatch",
+        ),
+        (
+            "NVRM: API mismatch: the client 'nvidia-smi' (pid 4242)\n"
+            "NVRM: has the version 570.86.16, but this kernel module has\nNVRM: the version 570.86.15.\n",
+            "driver_library_mismatch",
+        ),
+        (
+            "$ nvidia-smi\nFailed to initialize NVML: Driver/library version mismatch\n",
+            "driver_library_mismatch",
+        ),
+        (
+            "pynvml.NVMLError_LibRmVersionMismatch: RM has detected an NVML/RM version mismatch.\n",
+            "driver_library_mismatch",
         ),
         # conda 4.13.0 and later's UnavailableInvalidChannel for a 403 on the channel's noarch
         # (4.6.14 to 25.11.1 raise it for 403 as for 404), and 4.6.14-4.12.0's `error code:`
