@@ -30,6 +30,7 @@ from gpuforge.doctor.log_facts import diagnose_log
 REPRODUCED_HERE = {
     "build_isolation_no_torch",
     "torch_not_installed_before_build",
+    "nccl_not_in_build",
     "torch_cudnn_other_runtime",
     "mkl_cannot_load_its_libraries",
     "conda_env_create_with_specs",
@@ -412,6 +413,19 @@ def test_torchs_own_words_for_an_nvcc_of_another_cuda(tmp_path: Path) -> None:
     formatted = "RuntimeError:\n" + message.replace("%s", "{}").format("12.4", "11.8")
     for printed in (raised, formatted):
         assert first_id(printed) == "extension_nvcc_not_torch_cuda", printed
+
+
+def test_torchs_own_words_for_nccl_missing_from_its_build(tmp_path: Path) -> None:
+    """torch.distributed's refusal of the nccl backend in a build without NCCL, its message read
+    from the real torch wheel's distributed_c10d.py (that wheel, a CPU build, is one such build)
+    and raised as the library raises it."""
+    source = torch_wheel_source("torch/distributed/distributed_c10d.py")
+    [message] = re.findall(r'raise RuntimeError\("(Distributed package[^"]*NCCL[^"]*)"\)', source)
+    script = tmp_path / "raise.py"
+    script.write_text(f"raise RuntimeError({message!r})\n", encoding="utf-8")
+    raised = run([sys.executable, str(script)], tmp_path)
+    assert first_id(raised) == "nccl_not_in_build", raised
+    assert first_id(raised.replace("NCCL", "MPI")) != "nccl_not_in_build"
 
 
 def test_torchs_own_check_for_ninja(tmp_path: Path) -> None:
