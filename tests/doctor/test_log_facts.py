@@ -161,6 +161,7 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
 FROM_THE_PROGRAMS_SOURCE = {
+    "conda_pins_conflict",
     "driver_library_mismatch",
     "torch_jit_compile_failed",
     "no_nvidia_gpu",
@@ -1789,6 +1790,27 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "consider adding `torch` to its `build-system.requires`. Otherwise, `uv pip install torch` "
             "into the environment and re-run with `--no-build-isolation`.\n",
             "build_isolation_no_torch",
+        ),
+        # conda's conflict report (4.14.0 exceptions.py:744; 4.6.14:646): a pin outside the range a
+        # requested package's builds need; not where the pin lies inside it
+        (
+            "UnsatisfiableError: The following specifications were found to be incompatible with each "
+            "other:\n\nOutput in format: Requested package -> Available versions\n\n"
+            "Package cudatoolkit conflicts for:\n"
+            "pytorch=1.3.1 -> cudatoolkit[version='>=10.1,<10.2']\ncudatoolkit=10.0\n",
+            "conda_pins_conflict",
+        ),
+        (
+            "UnsatisfiableError: The following specifications were found to be in conflict:\n"
+            "  - cudatoolkit 10.1*\n  - pytorch 1.0.1* -> cudatoolkit >=10.0.130,<10.1.0a0\n"
+            'Use "conda info <package>" to see the dependencies for each package.\n',
+            "conda_pins_conflict",
+        ),
+        (
+            "UnsatisfiableError: The following specifications were found to be incompatible with each "
+            "other:\n\nPackage cudatoolkit conflicts for:\n"
+            "pytorch=1.3.1 -> cudatoolkit[version='>=10.1,<10.2']\ncudatoolkit=10.1\n",
+            None,
         ),
         # the NVIDIA kernel module refusing libraries of another version (osapi.c, older and newer
         # wording), and NVML's word for it (nvidia-smi, nvidia-container-cli, pynvml)

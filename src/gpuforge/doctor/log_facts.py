@@ -888,6 +888,52 @@ THEANO_PYMC_INSTALLED_RE = re.compile(
 )
 
 
+# conda's classic solver naming a conflict between a version the user pinned and a range a
+# requested package's builds depend on: conda 4.7.12 to 26.x conda/exceptions.py
+# UnsatisfiableError ("Package %s conflicts for:", then one `a -> b[version='...']` chain a
+# line, the requested spec alone on its own line: 4.14.0:744, 26.5.0:1000), and 4.3-4.6's form
+# ("found to be in conflict:", `  - pytorch 1.0.1* -> cudatoolkit >=10.0.130,<10.1.0a0` beside
+# `  - cudatoolkit 10.1*`: 4.6.14:646). Where the pin lies outside every range a chain asks of
+# that package, no build pairs the two: the pins conflict. Python's key is no_build_for_python's,
+# a virtual package's (`__cuda`) the driver's.
+CONFLICT_BLOCK_RE = re.compile(r"Package ([A-Za-z0-9][\w.-]*) conflicts for:[ \t]*\n((?:[ \t]*\S[^\n]*\n?)+)")
+CONFLICT_43_RE = re.compile(r"found to be in conflict:[ \t]*\n((?:[ \t]*- [^\n]+\n?)+)")
+
+
+def _pinned_outside(pin: str, ranges: list[str]) -> bool:
+    """``pin`` (conda's `10.0`, `10.1*`: a version and its patch releases) lies outside each of
+    ``ranges`` (`>=10.1,<10.2`, conda's and PEP 440's operators alike)."""
+    try:
+        versions = [Version(v) for v in (pin, f"{pin}.0", f"{pin}.999999")]
+        specs = [SpecifierSet(r.replace(" ", "")) for r in ranges]
+    except (InvalidVersion, InvalidSpecifier):
+        return False
+    return all(not spec.contains(v, prereleases=True) for spec in specs for v in versions)
+
+
+def pins_conflict(text: str) -> str | None:
+    """A package version pinned beside a requested package whose builds need another version
+    of it (conda's conflict report): `cudatoolkit=10.0` beside `pytorch=1.3.1 ->
+    cudatoolkit[version='>=10.1,<10.2']`."""
+    blocks = [(m.group(1), m.group(2)) for m in CONFLICT_BLOCK_RE.finditer(text)]
+    for m in CONFLICT_43_RE.finditer(text):
+        lines = m.group(1)
+        for name in set(re.findall(r"-> ([A-Za-z0-9][\w.-]*) [<>=!~]", lines)):
+            blocks.append((name, lines))
+    for name, lines in blocks:
+        if name.lower() == "python":
+            continue
+        dep = re.escape(name)
+        pins = re.findall(rf"(?m)^[ \t]*(?:- )?{dep}(?:==?|[ \t]+)(\d[\w.]*?)\*?[ \t]*$", lines)
+        ranges = re.findall(rf"-> {dep}(?:\[version='([^']+)'\]| ([<>=!~][^\s\]]*))[ \t]*$", lines, re.M)
+        wanted = [a or b for a, b in ranges]
+        for pin in pins:
+            if wanted and _pinned_outside(pin, wanted):
+                need = " or ".join(sorted(set(wanted)))
+                return f"{name} pinned to {pin}, where the builds asked for need {name} {need}"
+    return None
+
+
 def pymc3_theano_beside_theano_pymc(text: str) -> str | None:
     """PyMC3 imported Theano older than Theano-PyMC 1.1 while Theano-PyMC is installed: both
     packages install the module `theano`, and the one imported is not the one pip reports."""
@@ -1086,6 +1132,7 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
         ("glibc_hint_below", glibc_hint_below),
         ("env_mismatch", activated_env_not_running),
         ("keras_ordering_mismatch", keras_ordering_mismatch),
+        ("pins_conflict", pins_conflict),
     ):
         found = judged(text)
         if found:
