@@ -161,6 +161,7 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
 FROM_THE_PROGRAMS_SOURCE = {
+    "libuv_not_in_build",
     "conda_pins_conflict",
     "driver_library_mismatch",
     "torch_jit_compile_failed",
@@ -1790,6 +1791,12 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "consider adding `torch` to its `build-system.requires`. Otherwise, `uv pip install torch` "
             "into the environment and re-run with `--no-build-isolation`.\n",
             "build_isolation_no_torch",
+        ),
+        # TCPStore's refusal of libuv (torch 2.13.0's libtorch_cpu.so; 2.4's Windows wheels "build")
+        (
+            "RuntimeError: use_libuv was requested but PyTorch was built without libuv support, run with "
+            "USE_LIBUV=0 to disable it.\n",
+            "libuv_not_in_build",
         ),
         # conda's conflict report (4.14.0 exceptions.py:744; 4.6.14:646): a pin outside the range a
         # requested package's builds need; not where the pin lies inside it
