@@ -402,7 +402,9 @@ def test_localized_windows_messages_match_by_number_and_shape() -> None:
         == "OSError: [WinError 193] %1 is not a valid Win32 application."
     )
     german = "ImportError: DLL load failed while importing _C: Die angegebene Prozedur wurde nicht gefunden."
-    assert normalize(german) == "ImportError: DLL load failed: The specified procedure could not be found."
+    assert normalize(german) == (
+        "ImportError: DLL load failed: The specified procedure could not be found. (importing _C)"
+    )
     py3 = "ModuleNotFoundError: No module named 'torch._C'"
     assert normalize(py3) == "ImportError: No module named 'torch._C'"
     # GCC in French (glibc's strerror and GCC's own words), Python 3.8's ctypes form of error 126

@@ -1792,6 +1792,44 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "into the environment and re-run with `--no-build-isolation`.\n",
             "build_isolation_no_torch",
         ),
+        # pip's legacy build in 10.0.1's words ("Complete output from command %s:") and 19.3-21.x's
+        # short form ("Command errored out with exit status {}: {} Check the logs ..."); its
+        # isolated build's step (23.2.1 build_env.py:274, "Installing {kind}")
+        (
+            "    Complete output from command python setup.py egg_info:\n"
+            "    Traceback (most recent call last):\n    ModuleNotFoundError: No module named 'torch'\n",
+            "torch_not_installed_before_build",
+        ),
+        (
+            "[WARNING] Unable to import torch, pre-compiling ops will be disabled.\n"
+            "ERROR: Command errored out with exit status 1: python setup.py egg_info Check the logs for full "
+            "command output.\n",
+            "torch_not_installed_before_build",
+        ),
+        (
+            "  Installing build dependencies ... done\n  Getting requirements to build editable ... error\n"
+            "  ModuleNotFoundError: No module named 'torch'\n",
+            "build_isolation_no_torch",
+        ),
+        # Python's own _ssl refused by Windows' loader (CPython 3.8+ dynload_win.c)
+        (
+            "ImportError: DLL load failed while importing _ssl: The specified procedure could not be "
+            "found.\n",
+            "python_ssl_unavailable",
+        ),
+        # Windows' error 206 without its number, conda 3.19/4.0's "Error: " before its not-found
+        # words, and the placeholder of conda 4.0's own create_default_packages hint
+        (
+            "FileNotFoundError(2, 'The filename or extension is too long')\n",
+            "windows_path_too_long",
+        ),
+        ("Error:  Package missing in current osx-64 channels: \n  - pomegranate\n", "channel_missing"),
+        ("Error:  Package missing in current osx-64 channels: \n  - package_name\n", None),
+        # CNMeM's out-of-memory from initCnmem (preallocation) and from an allocation afterwards
+        (
+            "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1\n",
+            "gpu_preallocate_oom",
+        ),
         # TCPStore's refusal of libuv (torch 2.13.0's libtorch_cpu.so; 2.4's Windows wheels "build")
         (
             "RuntimeError: use_libuv was requested but PyTorch was built without libuv support, run with "

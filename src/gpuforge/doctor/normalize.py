@@ -295,8 +295,9 @@ RULES = [
             r"对'(?P<z>[^'\n]+)'未定义的引用|'(?P<j>[^'\n]+)' に対する定義されていない参照です",
             _in_english("undefined reference to '{}'"),
         ),
-        # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`
-        (r"DLL load failed while importing [\w.]+:", "DLL load failed:"),
+        # Python >= 3.8 names the module: `DLL load failed while importing _C: ...`, read as the
+        # older words with the module kept after the message (Python's own _ssl is another cause)
+        (r"DLL load failed while importing ([\w.]+):([^\n]*)", r"DLL load failed:\2 (importing \1)"),
         # torch's `Error loading "<dll>"` line pasted without the `[WinError 126]` before error 126's
         # message (the prefix cut off): the message is that error's, the number goes back
         (
