@@ -161,6 +161,7 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
 FROM_THE_PROGRAMS_SOURCE = {
+    "tensors_on_two_devices",
     "libuv_not_in_build",
     "conda_pins_conflict",
     "driver_library_mismatch",
@@ -1829,6 +1830,29 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         (
             "initCnmem: cnmemInit call failed! Reason=CNMEM_STATUS_OUT_OF_MEMORY. numdev=1\n",
             "gpu_preallocate_oom",
+        ),
+        # PyTorch's device checks (the torch 2.13.0 wheel's libtorch_cpu.so strings): two devices,
+        # a CUDA input and a CPU weight; the same words for two dtypes on one device are not it;
+        # mxnet Gluon's parameter on another context (gluon/parameter.py)
+        (
+            "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, "
+            "cuda:0 and cpu!\n",
+            "tensors_on_two_devices",
+        ),
+        (
+            "RuntimeError: Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be "
+            "the same\n",
+            "tensors_on_two_devices",
+        ),
+        (
+            "RuntimeError: Input type (torch.cuda.HalfTensor) and weight type (torch.cuda.FloatTensor) "
+            "should be the same\n",
+            None,
+        ),
+        (
+            "RuntimeError: Parameter 'conv2d_0weight' was not initialized on context cpu(0). It was only "
+            "initialized on [gpu(0)].\n",
+            "tensors_on_two_devices",
         ),
         # TCPStore's refusal of libuv (torch 2.13.0's libtorch_cpu.so; 2.4's Windows wheels "build")
         (
