@@ -1394,11 +1394,11 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "shared object file: No such file or directory\n",
             "runtime_dll_beside_wheel",
         ),
-        # ... not the driver's libcuda (WSL keeps it in /usr/lib/wsl/lib)
+        # ... not the driver's libcuda by its unversioned name (WSL keeps it in /usr/lib/wsl/lib)
         (
             "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so: cannot open shared "
             "object file: No such file or directory\n",
-            None,
+            "libcuda_unversioned_missing",
         ),
         # a message inside a JSON string (Jupyter's error output), its quotes escaped
         (
@@ -1854,6 +1854,14 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "initialized on [gpu(0)].\n",
             "tensors_on_two_devices",
         ),
+        # the driver's library by its unversioned name refused: only on WSL2 (else a driver not
+        # installed at all reads the same)
+        (
+            "Linux 5.15.153.1-microsoft-standard-WSL2\n"
+            "OSError: libcuda.so: cannot open shared object file: No such file or directory\n",
+            "libcuda_unversioned_missing",
+        ),
+        ("OSError: libcuda.so: cannot open shared object file: No such file or directory\n", None),
         # TCPStore's refusal of libuv (torch 2.13.0's libtorch_cpu.so; 2.4's Windows wheels "build")
         (
             "RuntimeError: use_libuv was requested but PyTorch was built without libuv support, run with "

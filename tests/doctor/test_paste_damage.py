@@ -14,6 +14,7 @@ from gpuforge.doctor.catalog import diagnose_text
 
 # new entries proven on their labelled reports from several sources (test_doctor counts them)
 PROVEN_ON_REPORTS = {
+    "libcuda_unversioned_missing",
     "omp_duplicate_runtime",
     "numpy_abi_mismatch",
     "numpy_aliases_other_package",
