@@ -1854,6 +1854,19 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "initialized on [gpu(0)].\n",
             "tensors_on_two_devices",
         ),
+        # NCCL's shared-memory segment refused (its WARN as 2.21 prints it), and a bus error in its
+        # frames; a bus error elsewhere is not it
+        (
+            "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device "
+            "error.\nError while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)\n",
+            "nccl_shm_exhausted",
+        ),
+        (
+            "Caught signal 7 (Bus error: nonexistent physical address)\n"
+            " 2 0x000000000007587d ncclGroupEnd()  ???:0\n",
+            "nccl_shm_exhausted",
+        ),
+        ("Caught signal 7 (Bus error: nonexistent physical address)\n 2 0x00007587d memcpy()  ???:0\n", None),
         # the driver's library by its unversioned name refused: only on WSL2 (else a driver not
         # installed at all reads the same)
         (

@@ -14,6 +14,7 @@ from gpuforge.doctor.catalog import diagnose_text
 
 # new entries proven on their labelled reports from several sources (test_doctor counts them)
 PROVEN_ON_REPORTS = {
+    "nccl_shm_exhausted",
     "libcuda_unversioned_missing",
     "omp_duplicate_runtime",
     "numpy_abi_mismatch",
