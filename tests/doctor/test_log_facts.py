@@ -1854,6 +1854,20 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "initialized on [gpu(0)].\n",
             "tensors_on_two_devices",
         ),
+        # the device count failing with CUDA's error 500 in a container on Windows; on a bare
+        # Linux machine the same words are not judged
+        (
+            "docker compose up\nRuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run "
+            "some cuda functions before calling NumCudaDevices() that might have already set an error? "
+            "Error 500: named symbol not found\n",
+            "gpu_passthrough_older_than_driver",
+        ),
+        (
+            "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions "
+            "before calling NumCudaDevices() that might have already set an error? Error 500: named "
+            "symbol not found\n",
+            None,
+        ),
         # NCCL's shared-memory segment refused (its WARN as 2.21 prints it), and a bus error in its
         # frames; a bus error elsewhere is not it
         (

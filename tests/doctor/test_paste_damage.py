@@ -14,6 +14,7 @@ from gpuforge.doctor.catalog import diagnose_text
 
 # new entries proven on their labelled reports from several sources (test_doctor counts them)
 PROVEN_ON_REPORTS = {
+    "gpu_passthrough_older_than_driver",
     "nccl_shm_exhausted",
     "libcuda_unversioned_missing",
     "omp_duplicate_runtime",
