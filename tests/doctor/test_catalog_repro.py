@@ -770,8 +770,8 @@ def test_a_build_that_imports_torch_in_pips_isolated_environment(tmp_path: Path)
 def test_a_requirements_file_that_installs_torch_beside_a_package_that_builds_against_it(
     tmp_path: Path,
 ) -> None:
-    """The real pip of a fresh venv (this Python's ensurepip, setuptools and the wheel package,
-    with which pip builds a package without pyproject.toml the legacy way) installing
+    """The real pip 24.2 of a fresh venv (with setuptools and the wheel package, with which pip
+    builds a package without pyproject.toml the legacy way) installing
     one requirements file that names torch (a stand-in package) and a package whose setup.py
     imports torch: pip runs that setup.py in the venv before it installs torch. The doctor names
     it; installing torch first, its fix, gets the package installed."""
@@ -796,8 +796,9 @@ def test_a_requirements_file_that_installs_torch_beside_a_package_that_builds_ag
         command = [python, "-m", "pip", "install", *args]
         return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
-    # Python 3.12's ensurepip no longer brings setuptools: a venv as users had it has both
-    if pip("wheel==0.45.1", "setuptools>=65,<76").returncode:
+    # Python 3.12's ensurepip no longer brings setuptools: a venv as users had it has both, and a
+    # pip of the releases that still build such a package the legacy way (to 25.2)
+    if pip("pip==24.2", "wheel==0.45.1", "setuptools>=65,<76").returncode:
         pytest.skip("pip could not install wheel and setuptools (no index reachable): run where PyPI is")
     env["PIP_NO_INDEX"] = "1"
 

@@ -1591,6 +1591,17 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "/bin/bash: nvidia-smi: command not found\n",
             "no_nvidia_gpu",
         ),
+        # a CPU build asked for CUDA where the only GPU is Intel's: no NVIDIA GPU to install for;
+        # on an Apple-silicon Mac, where PyTorch has no CUDA build at all: the CPU build's own cause
+        (
+            "My laptop only has Intel Iris Xe Graphics.\n"
+            "AssertionError: Torch not compiled with CUDA enabled\n",
+            "no_nvidia_gpu",
+        ),
+        (
+            "I have a MacBook with the M2 Pro chip.\nAssertionError: Torch not compiled with CUDA enabled\n",
+            "mx_cpu_build",
+        ),
         # a Jetson running PyPI's CPU-only aarch64 torch (YOLOv5's select_device banner)
         (
             "Running on a Jetson Xavier NX.\nYOLOv5 v6.1 Python-3.8.10 torch-1.11.0 CPU\n",
