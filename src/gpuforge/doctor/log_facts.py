@@ -811,12 +811,18 @@ INSUFFICIENT_DRIVER_RE = re.compile(
     # incompatibleDeviceRequest), which on such a machine has no NVIDIA GPU to give
     r'|could not select device driver "[^"\n]*" with capabilities: \[\[gpu\]\]'
 )
+# A Mac with Apple's own GPU: PyTorch publishes no CUDA build for macOS at all (its install
+# selector's data, pytorch/pytorch.github.io site/published_versions.json, macos pip cuda.x: "#
+# CUDA is not available on MacOS, please use default package"), so a CPU build asked for CUDA
+# there is mx_cpu_build's cause itself (the fix: the MPS device or the CPU), not a driver
+APPLE_GPU = r"\bApple (?:M\d|silicon)\b|\bM[1-4] (?:chip|Pro|Max|Ultra)\b"
+APPLE_GPU_RE = re.compile(APPLE_GPU + r"|\bmacbook\b", re.I)
 OTHER_GPU_RE = re.compile(
     r"\b(?:integrated|onboard|on-board)\b[^\n]{0,40}\b(?:GPU|graphics)\b"
     # (® copied as "(R)" or " R", and Iris's I read as l)
     r"|\bIntel(?:\(R\)|®| R)? (?:[Il]ris|UHD|HD|Xe)(?:(?:\(R\)|®| R)? Xe)? Graphics"
     r"|\b[Il]ris(?:\(R\)|®| R)? ?Xe\b|\bAMD Radeon\b"
-    r"|\bApple (?:M\d|silicon)\b|\bM[1-4] (?:chip|Pro|Max|Ultra)\b"
+    rf"|{APPLE_GPU}"
     r"|\bmacbook ?(?:pro|air)?\b[^\n]{0,30}\bM[1-4]\b"
     r"|\bno (?:NVIDIA|dedicated|discrete) (?:GPU|graphics|card)"
     r"|\b(?:don't|do not|doesn't|does not|dont) have (?:an? |any )?(?:NVIDIA|dedicated|discrete)"
@@ -824,11 +830,6 @@ OTHER_GPU_RE = re.compile(
     re.I,
 )
 NVIDIA_GPU_NAMED_RE = re.compile(r"\b(?:GeForce|Quadro|Tesla|RTX|GTX|TITAN)\b|Driver Version:", re.I)
-# A Mac with Apple's own GPU: PyTorch publishes no CUDA build for macOS at all (its install
-# selector's data, pytorch/pytorch.github.io site/published_versions.json, macos pip cuda.x: "#
-# CUDA is not available on MacOS, please use default package"), so a CPU build asked for CUDA
-# there is mx_cpu_build's cause itself (the fix: the MPS device or the CPU), not a driver
-APPLE_GPU_RE = re.compile(r"\bApple (?:M\d|silicon)\b|\bM[1-4] (?:chip|Pro|Max|Ultra)\b|\bmacbook\b", re.I)
 
 
 def no_nvidia_gpu_stated(text: str) -> str | None:
