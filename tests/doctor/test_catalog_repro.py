@@ -85,6 +85,7 @@ REPRODUCED_HERE = {
     "float64_gpu",
     "blas_opt_info",
     "compile_lock",
+    "binary_for_other_cpu",
 }
 
 
@@ -2080,3 +2081,26 @@ def test_a_compiledir_lock_another_process_holds(tmp_path: Path) -> None:
         holder.kill()
         holder.wait()
     assert first_id(f"filelock._error.Timeout: {raised.value}") == "compile_lock"
+
+
+def test_a_library_or_program_built_for_another_cpu(tmp_path: Path) -> None:
+    """This machine's own loaders refuse files of another architecture: glibc's dlopen a 32-bit
+    ELF library in this 64-bit Python, and bash an AArch64 ELF program (the kernel's ENOEXEC).
+    The files are bare ELF headers written here; the refusals are the real loader's and bash's."""
+    if platform.system() != "Linux" or platform.machine() != "x86_64":
+        pytest.skip("needs x86_64 Linux (glibc and bash refuse the i386 and AArch64 files)")
+    elf32 = b"\x7fELF" + bytes([1, 1, 1, 0]) + bytes(8)
+    elf32 += struct.pack("<HHIIIIIHHHHHH", 3, 3, 1, 0, 52, 0, 0, 52, 32, 0, 40, 0, 0)
+    (tmp_path / "lib32.so").write_bytes(elf32 + bytes(64))
+    out = run([sys.executable, "-c", "import ctypes; ctypes.CDLL('./lib32.so')"], tmp_path)
+    assert "wrong ELF class: ELFCLASS32" in out, out[-2000:]
+    assert first_id(out) == "binary_for_other_cpu"
+
+    elf64 = b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8)
+    elf64 += struct.pack("<HHIQQQIHHHHHH", 2, 183, 1, 0x400000, 64, 0, 0, 64, 56, 0, 64, 0, 0)
+    program = tmp_path / "aarch64-program"
+    program.write_bytes(elf64 + bytes(64))
+    program.chmod(0o755)
+    out = run([tool("bash", "bash"), "-c", str(program)], tmp_path)
+    assert "cannot execute binary file: Exec format error" in out, out[-2000:]
+    assert first_id(out) == "binary_for_other_cpu"

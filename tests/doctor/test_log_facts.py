@@ -2046,6 +2046,57 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "pygpu.gpuarray.GpuArrayException: b'nvrtcCompileProgram: NVRTC_ERROR_INVALID_OPTION'\n",
             "nvrtc_arch_unsupported",
         ),
+        # macOS's EBADARCH as zsh and Python print it, dyld's three wordings of a library of
+        # another architecture (dyld-852, dyld-940 and later, dyld-960), and an Intel Python that
+        # Rosetta runs on Apple silicon (conda info's platform line); an M1 named beside an
+        # arm64 platform is no finding
+        ("zsh: bad CPU type in executable: /Users/u/miniconda3/bin/conda\n", "binary_for_other_cpu"),
+        ("OSError: [Errno 86] Bad CPU type in executable: 'ffmpeg'\n", "binary_for_other_cpu"),
+        (
+            "ImportError: dlopen(/opt/m/lib/python3.9/site-packages/torch/_C.cpython-39-darwin.so, 2): "
+            "no suitable image found.  Did find:\n\t/opt/m/torch/_C.so: mach-o, but wrong architecture\n",
+            "binary_for_other_cpu",
+        ),
+        (
+            "OSError: dlopen(libtorch_global_deps.dylib, 0x000A): tried: 'libtorch_global_deps.dylib' "
+            "(mach-o file, but is an incompatible architecture (have 'arm64', need 'x86_64'))\n",
+            "binary_for_other_cpu",
+        ),
+        (
+            "tried: '/u/.djl.ai/mxnet/libmxnet.dylib' (mach-o file, but is an incompatible "
+            "architecture (have (x86_64), need (arm64e)))\n",
+            "binary_for_other_cpu",
+        ),
+        (
+            "MacBook Pro with the M2 Max chip, torch.backends.mps.is_available() is False\n"
+            "     active environment : base\n            platform : osx-64\n",
+            "binary_for_other_cpu",
+        ),
+        (
+            "MacBook Pro with the M2 Max chip, torch.backends.mps.is_available() is False\n"
+            "            platform : osx-arm64\n",
+            None,
+        ),
+        # Lightning's words for CUDA unavailable beside a CPU wheel or nvidia-smi's failure, and
+        # its check of GPU numbers (some counted: a number past them; none: no GPU); DeepSpeed's
+        # op builder finding no toolkit
+        ("MisconfigurationException: No supported gpu backend found!\ntorch 2.1.0+cpu\n", "mx_cpu_build"),
+        (
+            "MisconfigurationException: You passed `accelerator='gpu'`, but GPUs are not available.\n"
+            "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver\n",
+            "no_nvidia_gpu",
+        ),
+        ("GPU available: False, used: False\n", None),
+        (
+            "MisconfigurationException: You requested gpu: [1]\n But your machine only has: [0]\n",
+            "gpu_index_missing",
+        ),
+        ("MisconfigurationException: You requested gpu: [0]\n But your machine only has: []\n", None),
+        (
+            "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, "
+            "unable to compile CUDA op(s)\n",
+            "torch_extension_no_cuda_home",
+        ),
     ],
 )
 def test_messages_read_from_the_programs_sources(paste, named):
