@@ -2092,6 +2092,23 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "gpu_index_missing",
         ),
         ("MisconfigurationException: You requested gpu: [0]\n But your machine only has: []\n", None),
+        # conda's CPU builds of pytorch by their build strings (the pytorch channel's, conda-forge's)
+        # where CUDA is asked for and unavailable; a CUDA build's string is no finding
+        (
+            "pytorch                   1.13.1              py3.9_cpu_0    pytorch\n"
+            ">>> torch.cuda.is_available()\nFalse\n",
+            "mx_cpu_build",
+        ),
+        (
+            "  pytorch            conda-forge/linux-64::pytorch-2.1.2-cpu_mkl_py310h3ea73d3_100\n"
+            "torch.cuda.is_available() returns False\n",
+            "mx_cpu_build",
+        ),
+        (
+            "pytorch                   1.13.1          py3.9_cuda11.7_cudnn8.5.0_0    pytorch\n"
+            ">>> torch.cuda.is_available()\nFalse\n",
+            None,
+        ),
         (
             "deepspeed.ops.op_builder.builder.MissingCUDAException: CUDA_HOME does not exist, "
             "unable to compile CUDA op(s)\n",
