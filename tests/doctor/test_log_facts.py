@@ -2092,6 +2092,21 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "gpu_index_missing",
         ),
         ("MisconfigurationException: You requested gpu: [0]\n But your machine only has: []\n", None),
+        # pip's "No matching distribution" for a pin of a release PyPI has (torch 1.6.0: wheels for
+        # cp36 to cp38, data/pypi_wheels.json), its listing not pasted; not where pip could not
+        # read the index, nor for a release PyPI never had
+        (
+            "ERROR: Could not find a version that satisfies the requirement torch==1.6.0\n"
+            "ERROR: No matching distribution found for torch==1.6.0\n",
+            "no_build_for_python",
+        ),
+        (
+            "WARNING: Retrying (Retry(total=4, connect=None, read=None, redirect=None, status=None)) "
+            "after connection broken by 'NewConnectionError'\n"
+            "ERROR: Could not find a version that satisfies the requirement torch==1.6.0\n",
+            None,
+        ),
+        ("ERROR: Could not find a version that satisfies the requirement torch==1.6.9\n", None),
         # conda's CPU builds of pytorch by their build strings (the pytorch channel's, conda-forge's)
         # where CUDA is asked for and unavailable; a CUDA build's string is no finding
         (
