@@ -1251,6 +1251,13 @@ def test_an_instruction_this_cpu_lacks(tmp_path: Path) -> None:
     assert "Fatal Python error: Illegal instruction" in faulthandler, faulthandler
     assert first_id(faulthandler) == "cpu_lacks_instructions", faulthandler
 
+    gdb = shutil.which("gdb")
+    if gdb is None:
+        pytest.skip("the debugger's words need gdb: `apt-get install gdb` (Debian)")
+    debugged = run([gdb, "-batch", "-ex", "run", "--args", sys.executable, "-c", call], tmp_path)
+    assert "Program received signal SIGILL" in debugged, debugged[-2000:]
+    assert first_id(debugged) == "cpu_lacks_instructions", debugged[-2000:]
+
 
 def test_uv_refusing_a_wheel_for_a_newer_glibc(tmp_path: Path) -> None:
     """The real uv resolving, for a manylinux_2_17 machine (glibc 2.17), a release whose only

@@ -2107,6 +2107,38 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             None,
         ),
         ("ERROR: Could not find a version that satisfies the requirement torch==1.6.9\n", None),
+        # c10's device guard on a CPU build (LibTorch's and R torch's words); Intel MKL's refusal of
+        # a CPU without the sets it needs (Rosetta 2's x86_64 among them)
+        (
+            "Error in torch_tensor_cpp(data, dtype, device, requires_grad, pin_memory) :\n"
+            "  PyTorch is not linked with support for cuda devices\n",
+            "mx_cpu_build",
+        ),
+        (
+            "Intel MKL FATAL ERROR: This system does not meet the minimum requirements for use of the "
+            "Intel(R) Math Kernel Library.\nThe processor must support the Intel(R) Advanced Vector "
+            "Extensions (Intel(R) AVX) instructions.\n",
+            "cpu_lacks_instructions",
+        ),
+        # the signal by name in the user's words; CUDA's index_select on tensors of two devices;
+        # DeepSpeed's CUDA mismatch as a title cuts it; a Theano-trained Keras model under
+        # TensorFlow; a conda platform's build, or a channel's, not there in the user's words
+        (
+            "My issue is Python3 which end with SIGILL instruction when i import torch.\n",
+            "cpu_lacks_instructions",
+        ),
+        ("RuntimeError: Input, output and indices must be on the current device\n", "tensors_on_two_devices"),
+        ("Installed CUDA version 11.7 does not match torch version\n", "extension_nvcc_not_torch_cuda"),
+        (
+            "I am converting a Resnet model (h5 file) created using Theano backend to a tensorflow pb file\n",
+            "keras_backend_not_theano",
+        ),
+        ("I compared the speed of Theano and TensorFlow on the same model\n", None),
+        (
+            "Can't install minimap2 from bioconda on an M1 Mac as the osx-arm64 build is not included\n",
+            "channel_missing",
+        ),
+        ("I do not see such builds available via the pyg conda channel.\n", "channel_missing"),
         # conda's CPU builds of pytorch by their build strings (the pytorch channel's, conda-forge's)
         # where CUDA is asked for and unavailable; a CUDA build's string is no finding
         (

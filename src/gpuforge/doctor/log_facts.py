@@ -584,7 +584,7 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
     that satisfy the request (PyPI's file lists) while pip lists others and none of them; a local
     version (`+cu102`) of a release pip lists with other local versions only; a pin of
     one whose wheels are all for other Pythons than the one stated, or of one PyPI has wheels of
-    that pip found nothing of (its listing not pasted); or nothing at all listed for a
+    that pip found nothing of (its listing not pasted, no Python stated); or nothing at all listed for a
     64-bit Python (a 32-bit one is win32's), or of a package PyPI has wheels of only, while pip
     read the index."""
     for m in REQUIRES_PYTHON_SKIPPED_RE.finditer(text):
@@ -611,9 +611,16 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
             if tags and f"cp{python.replace('.', '')}" not in tags:
                 return f"{m['name']} {want}'s wheels are for {', '.join(tags)}: none for Python {python}"
         # ... a pin of a release PyPI has (wheels only, for the CPythons of its time) that pip,
-        # reading the index, found nothing of, its listing not pasted: no build of it for this
-        # Python or platform
-        if m["op"] == "==" and m["listed"] is None and releases and not PIP_UNREACHABLE_RE.search(text):
+        # reading the index, found nothing of, its listing not pasted and no Python stated: no
+        # build of it for this Python or platform (a Python it has wheels for leaves the index or
+        # the platform, not judged)
+        if (
+            m["op"] == "=="
+            and m["listed"] is None
+            and releases
+            and python is None
+            and not PIP_UNREACHABLE_RE.search(text)
+        ):
             want = m["want"] if m["want"] in releases else f"{m['want']}.0"
             tags = releases.get(want)
             if tags and pypi_wheels_only(m["name"].lower()) and not re.search(r"==\s*[\d.]+\+", m[0]):
