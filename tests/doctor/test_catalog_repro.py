@@ -86,6 +86,7 @@ REPRODUCED_HERE = {
     "blas_opt_info",
     "compile_lock",
     "binary_for_other_cpu",
+    "disk_full",
 }
 
 
@@ -2111,3 +2112,21 @@ def test_a_library_or_program_built_for_another_cpu(tmp_path: Path) -> None:
     out = run([tool("bash", "bash"), "-c", str(program)], tmp_path)
     assert "cannot execute binary file: Exec format error" in out, out[-2000:]
     assert first_id(out) == "binary_for_other_cpu"
+
+
+def test_a_write_to_a_full_device(tmp_path: Path) -> None:
+    """The kernel's ENOSPC for real: Linux's /dev/full refuses every write as a full disk does,
+    and Python says so as pip and the other programs do, [Errno 28]."""
+    if not Path("/dev/full").exists():
+        pytest.skip("needs Linux's /dev/full (a device that is always full)")
+    out = run([sys.executable, "-c", "open('/dev/full', 'wb', buffering=0).write(b'x')"], tmp_path)
+    assert "OSError: [Errno 28] No space left on device" in out, out[-2000:]
+    assert first_id(out) == "disk_full"
+    # ... the same errno from /dev/shm is shared memory, another entry's
+    assert (
+        first_id(
+            out + "ERROR: Unexpected bus error encountered in worker. This might be caused by "
+            "insufficient shared memory (shm).\n"
+        )
+        != "disk_full"
+    )

@@ -2139,6 +2139,17 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "channel_missing",
         ),
         ("I do not see such builds available via the pyg conda channel.\n", "channel_missing"),
+        # a full disk or quota where an install or a cache is written; the bare words in a
+        # training run stay unnamed (as often /dev/shm, the DataLoader's)
+        (
+            "ERROR: Could not install packages due to an OSError: [Errno 28] No space left on device\n",
+            "disk_full",
+        ),
+        (
+            "conda install pytorch\nOSError: [Errno 122] Disk quota exceeded: '/home/u/.conda/pkgs'\n",
+            "disk_full",
+        ),
+        ("No space left on device with plenty of space left on GPU\nmode=train, cache=False\n", None),
         # conda's CPU builds of pytorch by their build strings (the pytorch channel's, conda-forge's)
         # where CUDA is asked for and unavailable; a CUDA build's string is no finding
         (
