@@ -1015,7 +1015,8 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "In Docker the workers fail with No space left on device (28) writing shared memory\n",
             "dataloader_shm_exhausted",
         ),
-        ("OSError: [Errno 28] No space left on device (28) while saving the checkpoint\n", None),
+        # ... a checkpoint written to a full disk is the disk's (disk_full), not shared memory
+        ("OSError: [Errno 28] No space left on device (28) while saving the checkpoint\n", "disk_full"),
         ("RuntimeError: cuDNN winograd convolution requires cuDNN v5 or more recent\n", "cudnn_version"),
         # ... Theano 0.8.0's wordings
         (
