@@ -605,29 +605,28 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
             span = unlisted[0] if len(unlisted) == 1 else f"{unlisted[0]} to {unlisted[-1]}"
             return f"{m['name']} {span} on PyPI, but pip lists only {listed[:60]} here"
         releases = pypi_releases(m["name"].lower())
-        if m["op"] == "==" and releases and isinstance(python, str):
-            want = m["want"] if m["want"] in releases else f"{m['want']}.0"
-            tags = releases.get(want)  # mxnet's wheels are py2.py3: no CPython tag to judge
-            if tags and f"cp{python.replace('.', '')}" not in tags:
-                return f"{m['name']} {want}'s wheels are for {', '.join(tags)}: none for Python {python}"
+        want = m["want"] if m["want"] in releases else f"{m['want']}.0"
+        # mxnet's wheels are py2.py3: no CPython tag to judge
+        tags = releases.get(want) if m["op"] == "==" else None
+        if tags and isinstance(python, str) and f"cp{python.replace('.', '')}" not in tags:
+            return f"{m['name']} {want}'s wheels are for {', '.join(tags)}: none for Python {python}"
         # ... a pin of a release PyPI has (wheels only, for the CPythons of its time) that pip,
         # reading the index, found nothing of, its listing not pasted and no Python stated: no
         # build of it for this Python or platform (a Python it has wheels for leaves the index or
         # the platform, not judged)
+        pinned_public = not re.search(r"==\s*[\d.]+\+", m[0])
         if (
-            m["op"] == "=="
-            and m["listed"] is None
-            and releases
+            tags
             and python is None
+            and m["listed"] is None
+            and pinned_public
+            and pypi_wheels_only(m["name"].lower())
             and not PIP_UNREACHABLE_RE.search(text)
         ):
-            want = m["want"] if m["want"] in releases else f"{m['want']}.0"
-            tags = releases.get(want)
-            if tags and pypi_wheels_only(m["name"].lower()) and not re.search(r"==\s*[\d.]+\+", m[0]):
-                return (
-                    f"{m['name']} {want} is on PyPI (wheels for {tags[0]} to {tags[-1]} only),"
-                    " and pip found none for this Python or platform"
-                )
+            return (
+                f"{m['name']} {want} is on PyPI (wheels for {tags[0]} to {tags[-1]} only),"
+                " and pip found none for this Python or platform"
+            )
         if nothing and not PIP_UNREACHABLE_RE.search(text):
             if bits == 64:
                 return f"pip lists no {m['name']} build at all for this 64-bit Python {python or ''}".rstrip()
