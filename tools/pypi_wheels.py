@@ -53,6 +53,9 @@ PACKAGES = (
     "onnxruntime",
     "onnxruntime-gpu",
     "triton",
+    # the video decoder beside PyTorch published as wheels only (PyPI's JSON, read 2026-11-29: no
+    # sdist in its 24 releases, no macOS arm64 or Linux aarch64 wheel)
+    "decord",
 )
 URL = "https://pypi.org/pypi/{}/json"
 OUT = Path(__file__).resolve().parents[1] / "src" / "gpuforge" / "data" / "pypi_wheels.json"

@@ -665,6 +665,22 @@ def test_the_cuda_runtimes_words_for_a_driver_older_than_it_needs() -> None:
     assert first_id(f"RuntimeError: CUDA error: {message}") != "mx_driver", message
 
 
+def test_the_cuda_runtime_without_a_driver() -> None:
+    """The real libcudart on a machine without the NVIDIA driver (this one, or a container given
+    no driver): it calls the missing driver too old. Inside a Singularity or Apptainer container
+    whose command shows no --nv that is the GPU not given; with --nv, a driver too old."""
+    library, _ = cudart()
+    count = ctypes.c_int()
+    error = library.cudaGetDeviceCount(ctypes.byref(count))
+    if error != 35:
+        pytest.skip(f"an NVIDIA driver answers here (cudaGetDeviceCount gave {error}): run it without one")
+    message = library.cudaGetErrorString(error).decode()
+    assert message == "CUDA driver version is insufficient for CUDA runtime version", message
+    paste = f"singularity exec dorado.sif dorado basecaller model pod5/\n[error] CUDA error: {message}\n"
+    assert diagnose_log(paste)[0].id == "no_nvidia_gpu", paste
+    assert diagnose_log(paste.replace("exec ", "exec --nv "))[0].id == "mx_driver"
+
+
 def test_the_cuda_runtimes_words_for_a_failed_os_call() -> None:
     """The CUDA runtime's own message for cudaErrorOperatingSystem (error 63 before CUDA 10.1,
     304 since: driver_types.h), what torch prints when Windows refuses CUDA IPC."""

@@ -502,6 +502,12 @@ def test_a_pin_older_than_every_build_pip_lists(paste, judged):
             "ERROR: Could not find a version that satisfies the requirement triton (from versions: none)\n",
             True,
         ),
+        # ... decord, the video decoder beside PyTorch, on Apple silicon (no arm64 wheel)
+        (
+            "CPU: Apple M4 Pro\nERROR: Could not find a version that satisfies the requirement decord"
+            " (from versions: none)\n",
+            True,
+        ),
         # ... unless pip could not read the index, or the package is not one recorded
         (
             "WARNING: Retrying (Retry(total=4)) after connection broken\nERROR: Could not find a version that"
@@ -2140,6 +2146,24 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "channel_missing",
         ),
         ("I do not see such builds available via the pyg conda channel.\n", "channel_missing"),
+        # PyPI's torch placeholders where pip could not read PyTorch's own wheel page: no 32-bit sign
+        (
+            "Could not fetch URL https://download.pytorch.org/whl/torch_stable.html: There was a problem "
+            "confirming the ssl certificate\nERROR: Could not find a version that satisfies the requirement "
+            "torch===1.4.0 (from versions: 0.1.2, 0.1.2.post1, 0.1.2.post2)\n",
+            None,
+        ),
+        # pip's words for a wheel's host refusing it (pip 9's, requests')
+        (
+            "HTTP error 403 while getting https://s3.amazonaws.com/pytorch/whl/torch-0.1.10.post2-cp27-none-"
+            "macosx_10_7_x86_64.whl\n",
+            "channel_refused",
+        ),
+        (
+            "403 Client Error: Forbidden for url: https://download.pytorch.org/whl/cu118/torch-2.0.1%2Bcu118-"
+            "cp310-cp310-linux_x86_64.whl\n",
+            "channel_refused",
+        ),
         # a full disk or quota where an install or a cache is written; the bare words in a
         # training run stay unnamed (as often /dev/shm, the DataLoader's)
         (

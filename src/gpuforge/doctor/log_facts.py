@@ -829,6 +829,26 @@ INSUFFICIENT_DRIVER_RE = re.compile(
     # incompatibleDeviceRequest), which on such a machine has no NVIDIA GPU to give
     r'|could not select device driver "[^"\n]*" with capabilities: \[\[gpu\]\]'
 )
+# A Singularity or Apptainer container started without --nv (or --nvccli), the options that give
+# it the host's NVIDIA driver: inside, no libcuda answers, and the CUDA runtime says the driver is
+# too old (cudaErrorInsufficientDriver, error 35: libcudart 13.0 says so on this driverless
+# machine, test_catalog_repro.py::test_the_cuda_runtime_without_a_driver), as the dorado
+# container of zf/pytorch/nanoporetech-dorado_singularity-no-nv-driver-insufficient_116.txt did
+SINGULARITY_RE = re.compile(r"\b(?:singularity|apptainer)\b", re.I)
+NV_OPTION_RE = re.compile(r"--nv(?:ccli)?\b|\bSINGULARITYENV_|\bAPPTAINERENV_")
+
+
+def container_without_driver(text: str) -> str | None:
+    """The CUDA runtime's 'driver too old' inside a Singularity or Apptainer container whose
+    command shows no --nv, and no driver version printed inside it."""
+    insufficient = INSUFFICIENT_DRIVER_RE.search(text)
+    if not insufficient or not SINGULARITY_RE.search(text):
+        return None
+    if NV_OPTION_RE.search(text) or re.search(r"Driver Version: \d", text):
+        return None
+    return f"{insufficient.group(0)} inside a Singularity/Apptainer container with no --nv shown"
+
+
 # A Mac with Apple's own GPU: PyTorch publishes no CUDA build for macOS at all (its install
 # selector's data, pytorch/pytorch.github.io site/published_versions.json, macos pip cuda.x: "#
 # CUDA is not available on MacOS, please use default package"), so a CPU build asked for CUDA
@@ -1148,6 +1168,7 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
         ("container_without_gpu", container_without_gpu),
         ("no_cuda_virtual_package", no_cuda_virtual_package),
         ("no_nvidia_gpu_stated", no_nvidia_gpu_stated),
+        ("container_without_driver", container_without_driver),
         ("glibc_hint_below", glibc_hint_below),
         ("env_mismatch", activated_env_not_running),
         ("keras_ordering_mismatch", keras_ordering_mismatch),
