@@ -87,6 +87,7 @@ REPRODUCED_HERE = {
     "compile_lock",
     "binary_for_other_cpu",
     "disk_full",
+    "torch_libraries_not_on_loader_path",
 }
 
 
@@ -2146,3 +2147,50 @@ def test_a_write_to_a_full_device(tmp_path: Path) -> None:
         )
         != "disk_full"
     )
+
+
+def test_an_extension_linked_against_torchs_libraries(tmp_path: Path) -> None:
+    """The torch 2.13.0 wheel's libc10.so, and a Python extension and a program linked against it
+    as a package's compiled _C and a LibTorch program are: without torch's libraries loaded (as
+    `import torch` loads them from torch/lib) or on the loader's path, the loader refuses both."""
+    import sysconfig
+    import zipfile
+
+    from gpuforge.smoke import targets
+
+    gcc = tool("gcc", "gcc")
+    wheels = targets.local_wheels(targets.TORCH_WHEEL)
+    if not wheels:
+        pytest.skip(
+            f"no {targets.TORCH_WHEEL} in $PIP_FIND_LINKS: `pip download` it, then PIP_FIND_LINKS=DIR"
+        )
+    lib = tmp_path / "torch" / "lib"
+    lib.mkdir(parents=True)
+    with zipfile.ZipFile(wheels[-1]) as wheel:
+        (lib / "libc10.so").write_bytes(wheel.read("torch/lib/libc10.so"))
+    (tmp_path / "ext.c").write_text(
+        "#include <Python.h>\n"
+        'static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "trilinear", NULL, -1, NULL};\n'
+        "PyMODINIT_FUNC PyInit_trilinear(void) { return PyModule_Create(&m); }\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "program.c").write_text("int main(void) { return 0; }\n", encoding="utf-8")
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    link = ["-Wl,--no-as-needed", "-Ltorch/lib", "-lc10"]
+    include = f"-I{sysconfig.get_paths()['include']}"
+    built = run([gcc, "-shared", "-fPIC", include, "ext.c", "-o", f"trilinear{suffix}", *link], tmp_path)
+    built += run([gcc, "program.c", "-o", "program", *link], tmp_path)
+    if not (tmp_path / "program").exists():
+        pytest.skip(f"gcc could not build against libc10.so here: {built[-300:]}")
+
+    imported = run([sys.executable, "-c", "import trilinear"], tmp_path)
+    assert "libc10.so: cannot open shared object file" in imported, imported
+    assert first_id(imported) == "torch_libraries_not_on_loader_path"
+    loaded_first = "import ctypes; ctypes.CDLL('./torch/lib/libc10.so', ctypes.RTLD_GLOBAL); import trilinear"
+    assert run([sys.executable, "-c", loaded_first], tmp_path) == ""
+
+    program = run(["./program"], tmp_path)
+    assert "error while loading shared libraries: libc10.so: cannot open shared object file" in program
+    assert first_id(program) == "torch_libraries_not_on_loader_path"
+    env = dict(os.environ, LD_LIBRARY_PATH=str(lib))
+    assert subprocess.run(["./program"], cwd=tmp_path, env=env).returncode == 0
