@@ -384,17 +384,27 @@ def test_pygpu_without_its_libgpuarray(tmp_path: Path) -> None:
     assert first_id(out) == "libgpuarray_not_on_loader_path", out
 
 
-def torch_wheel_source(path: str) -> str:
-    """A file of the real torch wheel the torch target installs (PIP_FIND_LINKS)."""
-    import zipfile
-
+def torch_wheel() -> Path:
+    """The real torch wheel the torch target installs (PIP_FIND_LINKS)."""
     from gpuforge.smoke import targets
 
     wheels = targets.local_wheels(targets.TORCH_WHEEL)
     if not wheels:
         pytest.skip(targets.NEEDS["torch-wheel"][1])
-    with zipfile.ZipFile(wheels[-1]) as wheel:
-        return wheel.read(path).decode("utf-8")
+    return wheels[-1]
+
+
+def torch_wheel_file(path: str) -> bytes:
+    """A file of the real torch wheel."""
+    import zipfile
+
+    with zipfile.ZipFile(torch_wheel()) as wheel:
+        return wheel.read(path)
+
+
+def torch_wheel_source(path: str) -> str:
+    """A source file of the real torch wheel."""
+    return torch_wheel_file(path).decode("utf-8")
 
 
 def test_torchs_own_words_for_an_nvcc_of_another_cuda(tmp_path: Path) -> None:
@@ -882,12 +892,7 @@ def torch_wheel_headers(into: Path) -> Path:
     """The include folder of the real torch wheel the torch target installs (PIP_FIND_LINKS)."""
     import zipfile
 
-    from gpuforge.smoke import targets
-
-    wheels = targets.local_wheels(targets.TORCH_WHEEL)
-    if not wheels:
-        pytest.skip(targets.NEEDS["torch-wheel"][1])
-    with zipfile.ZipFile(wheels[-1]) as wheel:
+    with zipfile.ZipFile(torch_wheel()) as wheel:
         headers = [n for n in wheel.namelist() if n.startswith("torch/include/")]
         wheel.extractall(into, members=headers)
     return into / "torch" / "include"
@@ -1241,10 +1246,9 @@ INSTRUCTION_SETS = (
 )
 
 
-def test_an_instruction_this_cpu_lacks(tmp_path: Path) -> None:
-    """A library built for an instruction set this CPU lacks, as a wheel built for AVX2 is on an
-    older CPU: Python importing it through ctypes dies of SIGILL, and the words bash, Python's
-    faulthandler and the exit status give for it are read as the cause."""
+def a_call_this_cpu_cannot_run(tmp_path: Path) -> str:
+    """Python code calling, through ctypes, a library built here for an instruction set this CPU
+    lacks (libill.so in ``tmp_path``)."""
     cpuinfo = Path("/proc/cpuinfo")
     if platform.machine() != "x86_64" or not cpuinfo.is_file():
         pytest.skip("the sets tried are x86's, read from Linux's /proc/cpuinfo: run it on Linux x86_64")
@@ -1257,9 +1261,16 @@ def test_an_instruction_this_cpu_lacks(tmp_path: Path) -> None:
     built = run([tool("gcc", "gcc"), "-O0", switch, "-shared", "-fPIC", "-o", "libill.so", "ill.c"], tmp_path)
     if not (tmp_path / "libill.so").exists():
         pytest.skip(f"this gcc cannot build for {flag} ({switch}): {built.strip()[:200]}")
-    call = "import ctypes; ctypes.CDLL('./libill.so').f()"
+    return "import ctypes; ctypes.CDLL('./libill.so').f()"
+
+
+def test_an_instruction_this_cpu_lacks(tmp_path: Path) -> None:
+    """A library built for an instruction set this CPU lacks, as a wheel built for AVX2 is on an
+    older CPU: Python importing it through ctypes dies of SIGILL, and the words bash, Python's
+    faulthandler and the exit status give for it are read as the cause."""
+    call = a_call_this_cpu_cannot_run(tmp_path)
     direct = subprocess.run([sys.executable, "-c", call], cwd=tmp_path, capture_output=True)
-    assert direct.returncode == -signal.SIGILL, (flag, direct)
+    assert direct.returncode == -signal.SIGILL, direct
 
     shell = run(["bash", "-c", f'{shlex.quote(sys.executable)} -c "{call}"; echo "exit $?"'], tmp_path)
     assert "Illegal instruction" in shell and "exit 132" in shell, shell
@@ -1269,9 +1280,11 @@ def test_an_instruction_this_cpu_lacks(tmp_path: Path) -> None:
     assert "Fatal Python error: Illegal instruction" in faulthandler, faulthandler
     assert first_id(faulthandler) == "cpu_lacks_instructions", faulthandler
 
-    gdb = shutil.which("gdb")
-    if gdb is None:
-        pytest.skip("the debugger's words need gdb: `apt-get install gdb` (Debian)")
+
+def test_an_instruction_this_cpu_lacks_under_gdb(tmp_path: Path) -> None:
+    """The same SIGILL as gdb reports it (`Program received signal SIGILL, Illegal instruction.`)."""
+    gdb = tool("gdb", "gdb")
+    call = a_call_this_cpu_cannot_run(tmp_path)
     debugged = run([gdb, "-batch", "-ex", "run", "--args", sys.executable, "-c", call], tmp_path)
     assert "Program received signal SIGILL" in debugged, debugged[-2000:]
     assert first_id(debugged) == "cpu_lacks_instructions", debugged[-2000:]
@@ -2154,20 +2167,11 @@ def test_an_extension_linked_against_torchs_libraries(tmp_path: Path) -> None:
     as a package's compiled _C and a LibTorch program are: without torch's libraries loaded (as
     `import torch` loads them from torch/lib) or on the loader's path, the loader refuses both."""
     import sysconfig
-    import zipfile
-
-    from gpuforge.smoke import targets
 
     gcc = tool("gcc", "gcc")
-    wheels = targets.local_wheels(targets.TORCH_WHEEL)
-    if not wheels:
-        pytest.skip(
-            f"no {targets.TORCH_WHEEL} in $PIP_FIND_LINKS: `pip download` it, then PIP_FIND_LINKS=DIR"
-        )
     lib = tmp_path / "torch" / "lib"
     lib.mkdir(parents=True)
-    with zipfile.ZipFile(wheels[-1]) as wheel:
-        (lib / "libc10.so").write_bytes(wheel.read("torch/lib/libc10.so"))
+    (lib / "libc10.so").write_bytes(torch_wheel_file("torch/lib/libc10.so"))
     (tmp_path / "ext.c").write_text(
         "#include <Python.h>\n"
         'static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "trilinear", NULL, -1, NULL};\n'

@@ -595,6 +595,7 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
     if local:
         return local
     python, bits = lookup(facts, "python.version"), lookup(facts, "python.bits")
+    index_read = not PIP_UNREACHABLE_RE.search(text)
     for m in PIP_STACK_REQUIREMENT_RE.finditer(text):
         listed = (m["listed"] or "").strip()
         # pip 20.0 and later say "none"; before, the list is empty (pip 19.3
@@ -621,13 +622,13 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
             and m["listed"] is None
             and pinned_public
             and pypi_wheels_only(m["name"].lower())
-            and not PIP_UNREACHABLE_RE.search(text)
+            and index_read
         ):
             return (
                 f"{m['name']} {want} is on PyPI (wheels for {tags[0]} to {tags[-1]} only),"
                 " and pip found none for this Python or platform"
             )
-        if nothing and not PIP_UNREACHABLE_RE.search(text):
+        if nothing and index_read:
             if bits == 64:
                 return f"pip lists no {m['name']} build at all for this 64-bit Python {python or ''}".rstrip()
             # torch publishes wheels only, for 64-bit CPythons: PyPI's torch JSON (the file
@@ -642,7 +643,7 @@ def no_wheel_for_python(facts: dict[str, Any], text: str) -> str | None:
                 )
     # any package PyPI has wheels of only (no sdist: data/pypi_wheels.json): nothing listed while
     # pip read the index is no wheel for this interpreter or platform (a 32-bit Python's: win32)
-    if bits != 32 and not PIP_UNREACHABLE_RE.search(text):
+    if bits != 32 and index_read:
         for m in PIP_NOTHING_LISTED_RE.finditer(text):
             if pypi_wheels_only(m["name"].lower()):
                 return (
@@ -838,13 +839,13 @@ SINGULARITY_RE = re.compile(r"\b(?:singularity|apptainer)\b", re.I)
 NV_OPTION_RE = re.compile(r"--nv(?:ccli)?\b|\bSINGULARITYENV_|\bAPPTAINERENV_")
 
 
-def container_without_driver(text: str) -> str | None:
+def container_without_driver(facts: dict[str, Any], text: str) -> str | None:
     """The CUDA runtime's 'driver too old' inside a Singularity or Apptainer container whose
-    command shows no --nv, and no driver version printed inside it."""
+    command shows no --nv, and no driver version stated (nvidia-smi's table, read as a fact)."""
     insufficient = INSUFFICIENT_DRIVER_RE.search(text)
     if not insufficient or not SINGULARITY_RE.search(text):
         return None
-    if NV_OPTION_RE.search(text) or re.search(r"Driver Version: \d", text):
+    if NV_OPTION_RE.search(text) or lookup(facts, "cuda.driver.driver_version"):
         return None
     return f"{insufficient.group(0)} inside a Singularity/Apptainer container with no --nv shown"
 
@@ -1168,7 +1169,6 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
         ("container_without_gpu", container_without_gpu),
         ("no_cuda_virtual_package", no_cuda_virtual_package),
         ("no_nvidia_gpu_stated", no_nvidia_gpu_stated),
-        ("container_without_driver", container_without_driver),
         ("glibc_hint_below", glibc_hint_below),
         ("env_mismatch", activated_env_not_running),
         ("keras_ordering_mismatch", keras_ordering_mismatch),
@@ -1184,6 +1184,7 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
         ("driver_below_runtime", driver_below_runtime),
         ("env_mismatch", pip_of_another_python),
         ("no_wheel_for_python", no_wheel_for_python),
+        ("container_without_driver", container_without_driver),
     ):
         found = judged_with_facts(facts, text)
         if found:
