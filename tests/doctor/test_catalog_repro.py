@@ -1506,6 +1506,62 @@ def test_conda_on_a_driver_below_the_env_files_floor(
     assert first_id(out) == "driver_below_env_floor", out[-2000:]
 
 
+@pytest.mark.parametrize("driver", ["11.4", None])
+@pytest.mark.parametrize("asked", ["pytorch", "__cuda >=11.8"])
+def test_rattlers_solver_on_a_driver_below_a_cuda_builds_floor(
+    tmp_path: Path, driver: str | None, asked: str
+) -> None:
+    """py-rattler's solver (resolvo: what pixi and rattler-based tools print) on a channel whose
+    CUDA build of pytorch depends on `__cuda >=11.8`, asked for that build or for the floor itself,
+    with a driver reporting CUDA 11.4 and with none: its words name no candidates for __cuda."""
+    import asyncio
+
+    import rattler
+    from rattler.package.build_string import BuildString
+
+    channel = tmp_path / "channel"
+    build = {
+        "name": "pytorch",
+        "version": "2.1.0",
+        "build": "cuda118_py310h0000000_0",
+        "build_number": 0,
+        "depends": ["__cuda >=11.8"],
+        "subdir": "linux-64",
+        "md5": "0" * 32,
+        "sha256": "0" * 64,
+        "size": 1,
+    }
+    for subdir, packages in (
+        ("linux-64", {"pytorch-2.1.0-cuda118_py310h0000000_0.conda": build}),
+        ("noarch", {}),
+    ):
+        (channel / subdir).mkdir(parents=True)
+        repodata = {"info": {"subdir": subdir}, "packages": {}, "packages.conda": packages}
+        (channel / subdir / "repodata.json").write_text(json.dumps(repodata), encoding="utf-8")
+    virtual = (
+        []
+        if driver is None
+        else [
+            rattler.GenericVirtualPackage(
+                rattler.PackageName("__cuda"), rattler.Version(driver), BuildString("0")
+            )
+        ]
+    )
+    with pytest.raises(Exception) as refused:
+        asyncio.run(
+            rattler.solve(
+                [rattler.Channel(channel.as_uri())],
+                [asked],
+                gateway=rattler.Gateway(cache_dir=tmp_path / "cache"),
+                platforms=[rattler.Platform("linux-64"), rattler.Platform("noarch")],
+                virtual_packages=virtual,
+            )
+        )
+    said = str(refused.value)
+    assert "__cuda >=11.8" in said and "o candidates were found" in said, said
+    assert first_id(said) == "driver_below_env_floor", said
+
+
 def test_conda_info_without_a_driver_beside_a_cuda_build(conda_tools, tmp_path: Path) -> None:
     """The real `conda info` on this machine, which has no NVIDIA driver: its virtual packages
     have no __cuda, so a CUDA build of PyTorch asked beside it (conda-forge's depend on __cuda) is

@@ -1634,6 +1634,31 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "following command to get more information:\n\n        python -m bitsandbytes\n",
             "bitsandbytes_cuda_setup",
         ),
+        # ... its setup's failure (cuda_setup/main.py:140-152), and its fallback to the CPU library
+        # as ctypes words the missing CUDA function (cextension.py:28-37); a CPU-only torch is
+        # the cause of that fallback when the paste shows one
+        ("Exception: CUDA SETUP: Setup Failed!\n", "bitsandbytes_cuda_setup"),
+        # mmcv's ops dispatcher and its older ops (mmcv 1.7.1 / 2.1.0 sdists,
+        # pytorch_device_registry.hpp:116-122, deform_conv.cpp:154): ops built without CUDA, and
+        # one op given tensors on two devices
+        ("RuntimeError: nms_impl: implementation for device cuda:0 not found.\n", "mmcv_ops_missing"),
+        ("RuntimeError: DeformConv is not compiled with GPU support\n", "mmcv_ops_missing"),
+        (
+            "RuntimeError: roi_align_forward_impl: at param 2, inconsistent device: cpu vs cuda:0\n",
+            "tensors_on_two_devices",
+        ),
+        (
+            "UserWarning: The installed version of bitsandbytes was compiled without GPU support. 8-bit "
+            "optimizers, 8-bit multiplication, and GPU quantization are unavailable.\n/opt/venv/lib/"
+            "python3.10/site-packages/bitsandbytes/libbitsandbytes_cpu.so: undefined symbol: "
+            "cadam32bit_grad_fp32\n",
+            "bitsandbytes_cuda_setup",
+        ),
+        (
+            "torch 2.0.1+cpu\n/opt/venv/lib/python3.10/site-packages/bitsandbytes/libbitsandbytes_cpu.so: "
+            "undefined symbol: cadam32bit_grad_fp32\n",
+            None,
+        ),
         # an exported environment file's build strings, said in words
         (
             "conda env create -f environment.yml fails: conda is unable to identify the packages "
