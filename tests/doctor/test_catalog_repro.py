@@ -28,6 +28,7 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
+    "pixi_cuda_not_in_system_requirements",
     "build_isolation_no_torch",
     "torch_not_installed_before_build",
     "nccl_not_in_build",
@@ -1560,6 +1561,53 @@ def test_rattlers_solver_on_a_driver_below_a_cuda_builds_floor(
     said = str(refused.value)
     assert "__cuda >=11.8" in said and "o candidates were found" in said, said
     assert first_id(said) == "driver_below_env_floor", said
+    # pixi's wrapper of the same error (v0.40.0 src/lock_file/update.rs): pixi solved with the
+    # manifest's [system-requirements], not this machine's driver
+    pixi = f"  x failed to solve the conda requirements of 'default' 'linux-64'\n  `-> {said}"
+    assert first_id(pixi) == "pixi_cuda_not_in_system_requirements", pixi
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("setpriv"),
+    reason="needs root and setpriv to write as another user: run as root",
+)
+def test_libmambas_filesystem_error_in_a_prefix_another_user_owns(tmp_path: Path) -> None:
+    """libmamba creates an environment's folders with std::filesystem and logs the exception
+    under its logger's name (mamba 2.8.1 libmamba/include/mamba/core/logging.hpp:173, "libmamba"):
+    a program doing the same as a user who does not own the install (a devcontainer's user, an
+    install made by root) gets libstdc++'s own words for it."""
+    gxx = tool("g++", "g++")
+    (tmp_path / "mkenv.cpp").write_text(
+        "#include <filesystem>\n#include <iostream>\n"
+        "int main(int argc, char** argv) {\n"
+        "  try { std::filesystem::create_directories(argv[1]); }\n"
+        "  catch (const std::exception& e) {\n"
+        '    std::cerr << "critical libmamba " << e.what() << "\\n";\n'
+        "    return 1;\n  }\n"
+        "  return 0;\n}\n",
+        encoding="utf-8",
+    )
+    built = run([gxx, "-std=c++17", "mkenv.cpp", "-o", "mkenv"], tmp_path)
+    assert (tmp_path / "mkenv").exists(), built
+    install = tmp_path / "opt" / "conda"
+    (install / "envs").mkdir(parents=True)
+    for folder in (tmp_path, tmp_path / "opt", install):
+        folder.chmod(0o755)
+    target = install / "envs" / "research" / "conda-meta"
+    as_user = [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        str(tmp_path / "mkenv"),
+        str(target),
+    ]
+    said = run(as_user, tmp_path)
+    assert said.startswith(
+        "critical libmamba filesystem error: cannot create directories: Permission denied ["
+    ), said
+    assert first_id(said) == "conda_not_writable", said
+    assert run([str(tmp_path / "mkenv"), str(target)], tmp_path) == ""  # its owner can
 
 
 def test_conda_info_without_a_driver_beside_a_cuda_build(conda_tools, tmp_path: Path) -> None:
@@ -1688,6 +1736,19 @@ def test_a_shadow_the_user_names_in_prose(tmp_path: Path) -> None:
     said = 'Sorry, my mistake: I named the .py file with "pymc3.py", so it was imported.\n'
     assert first_id(said + last) == "module_shadow"
     assert first_id(said) is None  # no import failed: the sentence alone names nothing
+
+
+@pytest.mark.parametrize("minor", ["3.7", "3.12"])
+def test_a_script_named_like_the_package_it_imports_from(minor: str, tmp_path: Path) -> None:
+    """A script named triton.py that imports triton.language: Python imports the script itself as
+    `triton`, a module, and refuses `triton.language` (`'triton' is not a package`); the paste's
+    frames name the file. The same words where no frame and no known package name the file: nothing."""
+    python = pyenv_or_skip(minor)
+    (tmp_path / "triton.py").write_text("import triton\nimport triton.language as tl\n", encoding="utf-8")
+    out = run([python, "triton.py"], tmp_path)
+    assert "No module named 'triton.language'; 'triton' is not a package" in out, out
+    assert first_id(out) == "module_shadow", out
+    assert first_id(out.strip().splitlines()[-1]) is None
 
 
 @pytest.mark.parametrize("minor", ["3.7", "3.12"])
@@ -2254,3 +2315,38 @@ def test_an_extension_linked_against_torchs_libraries(tmp_path: Path) -> None:
     assert first_id(program) == "torch_libraries_not_on_loader_path"
     env = dict(os.environ, LD_LIBRARY_PATH=str(lib))
     assert subprocess.run(["./program"], cwd=tmp_path, env=env).returncode == 0
+
+
+def test_a_cuda_builds_extension_under_a_cpu_torch(tmp_path: Path) -> None:
+    """An extension built against a CUDA build of PyTorch (linked against libc10 and
+    libtorch_cuda) imported after a CPU build's libraries are loaded (as `import torch` of the torch
+    2.13.0+cpu wheel loads libc10.so): the CPU build has no libtorch_cuda.so, so the loader refuses
+    that one library: the extension is for another torch, not off the loader's path."""
+    import sysconfig
+
+    gcc = tool("gcc", "gcc")
+    lib = tmp_path / "torch" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "libc10.so").write_bytes(torch_wheel_file("torch/lib/libc10.so"))
+    (tmp_path / "stub.c").write_text("void torch_cuda_stub(void) {}\n", encoding="utf-8")
+    (tmp_path / "ext.c").write_text(
+        "#include <Python.h>\n"
+        'static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "cudaext", NULL, -1, NULL};\n'
+        "PyMODINIT_FUNC PyInit_cudaext(void) { return PyModule_Create(&m); }\n",
+        encoding="utf-8",
+    )
+    stub = ["-shared", "-fPIC", "-Wl,-soname,libtorch_cuda.so", "stub.c", "-o", "torch/lib/libtorch_cuda.so"]
+    built = run([gcc, *stub], tmp_path)
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    link = ["-Wl,--no-as-needed", "-Ltorch/lib", "-lc10", "-ltorch_cuda"]
+    include = f"-I{sysconfig.get_paths()['include']}"
+    built += run([gcc, "-shared", "-fPIC", include, "ext.c", "-o", f"cudaext{suffix}", *link], tmp_path)
+    if not (tmp_path / f"cudaext{suffix}").exists():
+        pytest.skip(f"gcc could not build against libc10.so here: {built[-300:]}")
+    (lib / "libtorch_cuda.so").unlink()  # the CPU build's torch/lib has none
+
+    torch_loaded = "import ctypes; ctypes.CDLL('./torch/lib/libc10.so', ctypes.RTLD_GLOBAL); import cudaext"
+    imported = run([sys.executable, "-c", torch_loaded], tmp_path)
+    assert "libtorch_cuda.so: cannot open shared object file" in imported, imported
+    assert first_id(f">>> import torch\n>>> import cudaext\n{imported}") == "torch_extension_other_torch"
+    assert first_id(imported) == "torch_libraries_not_on_loader_path"  # torch not shown imported first

@@ -1643,6 +1643,56 @@ def test_nvidias_images_without_the_toolkit(paste, named):
         # one op given tensors on two devices
         ("RuntimeError: nms_impl: implementation for device cuda:0 not found.\n", "mmcv_ops_missing"),
         ("RuntimeError: DeformConv is not compiled with GPU support\n", "mmcv_ops_missing"),
+        # torch's advanced indexing with indices on another device (torch 2.13.0 libtorch_cpu.so)
+        (
+            "RuntimeError: indices should be either on cpu or on the same device as the indexed tensor "
+            "(cpu)\n",
+            "tensors_on_two_devices",
+        ),
+        # micromamba's activate without its shell hook (micromamba/src/activate.cpp)
+        (
+            "Run micromamba activate leakpro\ncritical libmamba Shell not initialized\n\n'micromamba' is "
+            "running as a subprocess and can't modify the parent shell.\n",
+            "conda_shell_not_initialized",
+        ),
+        # conda-lock's refusals of a lock file made for other platforms (1.2.1, 2.5.7, 0.13.2)
+        (
+            "conda_lock.errors.PlatformValidationError: Dependencies are not locked for the current "
+            "platform (osx-arm64)\n",
+            "env_file_exported_builds",
+        ),
+        (
+            "conda_lock.errors.PlatformValidationError: The lockfile conda-lock.yml does not contain a "
+            "solution for the current platform osx-arm64. The lockfile only contains solutions for the "
+            "following platforms: linux-64.\n",
+            "env_file_exported_builds",
+        ),
+        (
+            "PlatformValidationError: Platform in lockfile 'linux-64' is not compatible with system "
+            "platform 'osx-arm64'. Disable validation with `--no-validate-platform`.\n",
+            "env_file_exported_builds",
+        ),
+        # pixi's check of the machine against the manifest (v0.40.0 virtual_packages.rs)
+        (
+            "  x The current system has a mismatching virtual package. The project requires '__cuda' to "
+            "be at least version '12' but the system has version '11.4'\n",
+            "driver_below_env_floor",
+        ),
+        # an assert on torch.cuda.is_available() beside defaults' CPU build of pytorch
+        (
+            "    assert torch.cuda.is_available(), 'must have cuda enabled'\nAssertionError: must have "
+            "cuda enabled\n$ conda list pytorch\npytorch                   2.1.0           "
+            "cpu_py38hab5cca8_0    defaults\n",
+            "mx_cpu_build",
+        ),
+        # too little GPU memory as the reason for a setting, not the failure: another error follows
+        (
+            "为了解决显存不足的问题设置了flash_attention_2，推理时报错：\n"
+            "RuntimeError: FlashAttention only support fp16 and bf16 data type\n",
+            None,
+        ),
+        ("训练时显存不足，怎么办？\n", "gpu_out_of_memory"),
+        ("如何解决显存不足的问题？\n", "gpu_out_of_memory"),
         (
             "RuntimeError: roi_align_forward_impl: at param 2, inconsistent device: cpu vs cuda:0\n",
             "tensors_on_two_devices",
