@@ -157,6 +157,9 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
     assert [f.id for f in diagnose_log("CUDA-9.0\n" + message)] == []  # no GPU stated
     assert [f.id for f in diagnose_log("GTX 1080 Ti, cudatoolkit 9.0\n" + message)] == []  # it fits
     assert diagnose_log("RTX 3080, cudatoolkit 10.0\n" + message)[0].id == "old_cublas_new_gpu"
+    # a Turing GPU (sm_75) past CUDA 9.0's newest architecture (sm_70), and within 10.0's
+    assert diagnose_log("RTX 2080 Ti, cudatoolkit 9.0\n" + message)[0].id == "old_cublas_new_gpu"
+    assert [f.id for f in diagnose_log("RTX 2080 Ti, cudatoolkit 10.0\n" + message)] == []
 
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
@@ -1672,6 +1675,38 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "platform 'osx-arm64'. Disable validation with `--no-validate-platform`.\n",
             "env_file_exported_builds",
         ),
+        # conda 23.7-23.10's argparse refusing `activate` where the shell was not set up for conda
+        (
+            "root@x# conda activate\nusage: conda [-h] [--no-plugins] [-V] COMMAND ...\nconda: error: "
+            "argument COMMAND: invalid choice: 'activate' (choose from 'clean', 'compare', 'config', "
+            "'create', 'info', 'init', 'install', 'list')\n",
+            "conda_shell_not_initialized",
+        ),
+        # an `env create --file` whose file is not there: conda refuses the --name as a remote spec
+        (
+            "$ conda env create --quiet --name latest --file environment.yml\nSpecNotFound: Invalid "
+            "name, try the format: user/package\n",
+            None,
+        ),
+        # ROCm's HIP runtime finding no code object for an AMD GPU (ROCm/clr hip_code_object.cpp);
+        # PyTorch's CUDA-capability warning on a ROCm build stays silent (spurious there)
+        (
+            'Radeon RX 6700 XT, torch 1.13.1+rocm5.2\n"hipErrorNoBinaryForGpu: Unable to find code object '
+            'for all current devices!"\n',
+            "old_gpu",
+        ),
+        (
+            "GPU: Nvidia GeForce RTX 3050 Laptop GPU\nhipErrorNoBinaryForGpu: Unable to find code object "
+            "for all current devices!\n",
+            None,
+        ),
+        (
+            "Radeon RX 7900 XTX, torch 2.1.0+rocm5.6\nUserWarning: AMD Radeon RX 7900 XTX with CUDA "
+            "capability sm_110 is not compatible with the current PyTorch installation.\n",
+            None,
+        ),
+        # torch's device check in its own words (torch 2.13.0 libtorch_cpu.so)
+        ("RuntimeError: expected device cuda:0 but got device cpu\n", "tensors_on_two_devices"),
         # pixi's check of the machine against the manifest (v0.40.0 virtual_packages.rs)
         (
             "  x The current system has a mismatching virtual package. The project requires '__cuda' to "

@@ -1078,6 +1078,17 @@ MXNET_NO_GPU_COUNTED_RE = re.compile(
 )
 MXNET_CUDA_BUILD_RE = re.compile(r"mxnet[-_]cu\d+", re.I)
 
+# ROCm's HIP runtime finding no code object of a ROCm build for the AMD GPU's gfx architecture
+# (ROCm/clr hipamd/src/hip_code_object.cpp:571 at f9f995c6, rocm-5.6.0 :506: "hipErrorNoBinaryForGpu:
+# Unable to find code object for all current devices!"; hip_error.cpp:106-107 names the error): the
+# build has no kernels for this GPU. Judged here because old_gpu's text rules are off for ROCm
+# pastes, where PyTorch's CUDA-capability warning is spurious
+ROCM_NO_CODE_OBJECT_RE = re.compile(
+    r"hipErrorNoBinaryForGpu|Unable to find code object for all current devices", re.I
+)
+# ... not where the paste's GPU is NVIDIA's: a ROCm build there has no AMD GPU to judge
+NVIDIA_GPU_NAMED_RE = re.compile(r"\b(?:NVIDIA|GeForce|Quadro|Tesla)\b|\b(?:RTX|GTX) ?\d", re.I)
+
 
 def driver_below_runtime(facts: dict[str, Any], text: str) -> str | None:
     """A driver (nvidia-smi's "CUDA Version", or its version by the release notes' table) older
@@ -1189,6 +1200,9 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
         found = judged_with_facts(facts, text)
         if found:
             derived[name] = found
+    no_code_object = ROCM_NO_CODE_OBJECT_RE.search(text)
+    if no_code_object and not NVIDIA_GPU_NAMED_RE.search(text):
+        derived["rocm_no_code_object"] = no_code_object.group(0)
     counted = MXNET_NO_GPU_COUNTED_RE.search(text)
     if counted and not MXNET_CUDA_BUILD_RE.search(text):
         derived["mxnet_counts_no_gpu"] = " ".join(counted.group(0).split())  # the evidence, one line
