@@ -192,11 +192,8 @@ def derive_gpu(facts: dict[str, Any]) -> dict[str, Any]:
             f" -> {use}"
         )
     # a GPU newer than the newest architecture its CUDA knows (OLD_NVRTC: CUDA 9.x up to sm_70,
-    # 10.x sm_75): that CUDA's cuBLAS has no kernels for it
-    newest = max(archs) if archs else None
-    if (gpu_envs.arch_of(cc) >= 80 and _mm(nvrtc["version"]) < (11, 0)) or (
-        newest and gpu_envs.arch_of(cc) > newest
-    ):
+    # 10.x sm_75, 11.0 sm_80): that CUDA's cuBLAS has no kernels for it
+    if archs and gpu_envs.arch_of(cc) > max(archs):
         out["old_cuda_new_gpu"] = f"{gpu}; this environment's CUDA is {nvrtc['version']} -> {use}"
     return out
 

@@ -1086,8 +1086,6 @@ MXNET_CUDA_BUILD_RE = re.compile(r"mxnet[-_]cu\d+", re.I)
 ROCM_NO_CODE_OBJECT_RE = re.compile(
     r"hipErrorNoBinaryForGpu|Unable to find code object for all current devices", re.I
 )
-# ... not where the paste's GPU is NVIDIA's: a ROCm build there has no AMD GPU to judge
-NVIDIA_GPU_NAMED_RE = re.compile(r"\b(?:NVIDIA|GeForce|Quadro|Tesla)\b|\b(?:RTX|GTX) ?\d", re.I)
 
 
 def driver_below_runtime(facts: dict[str, Any], text: str) -> str | None:
@@ -1201,7 +1199,8 @@ def derive_from_log(facts: dict[str, Any], text: str) -> dict[str, Any]:
         if found:
             derived[name] = found
     no_code_object = ROCM_NO_CODE_OBJECT_RE.search(text)
-    if no_code_object and not NVIDIA_GPU_NAMED_RE.search(text):
+    # ... not where the paste names an NVIDIA GPU (a compute capability): no AMD GPU to judge
+    if no_code_object and not gpu_fit.gpu_of(facts)[0]:
         derived["rocm_no_code_object"] = no_code_object.group(0)
     counted = MXNET_NO_GPU_COUNTED_RE.search(text)
     if counted and not MXNET_CUDA_BUILD_RE.search(text):
