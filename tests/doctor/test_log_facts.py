@@ -160,6 +160,9 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
     # a Turing GPU (sm_75) past CUDA 9.0's newest architecture (sm_70), and within 10.0's
     assert diagnose_log("RTX 2080 Ti, cudatoolkit 9.0\n" + message)[0].id == "old_cublas_new_gpu"
     assert [f.id for f in diagnose_log("RTX 2080 Ti, cudatoolkit 10.0\n" + message)] == []
+    # ... and an sm_86 card past CUDA 11.0's newest (sm_80), within 11.1's
+    assert diagnose_log("RTX 3090, cudatoolkit 11.0\n" + message)[0].id == "old_cublas_new_gpu"
+    assert [f.id for f in diagnose_log("RTX 3090, cudatoolkit 11.1\n" + message)] == []
 
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
