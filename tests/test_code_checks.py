@@ -32,3 +32,25 @@ def test_the_code_passes(command):
         pytest.skip(f"{command[0]} is not installed: the [lint] extra (`pip install -e .[lint]`)")
     proc = subprocess.run([tool, *command[1:]], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-3000:]
+
+
+def test_no_module_constant_is_assigned_twice():
+    """A module-level CONSTANT assigned a second time replaces the first for every reader above it
+    too (a second NVIDIA_GPU_NAMED_RE in log_facts.py once changed what no_nvidia_gpu_stated
+    matched): each one has one definition. Ruff's F811 covers functions and imports, not these."""
+    import ast
+    from collections import Counter
+
+    twice = []
+    for path in sorted((ROOT / "src" / "gpuforge").rglob("*.py")):
+        assigned: Counter[str] = Counter()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+                names = [node.target.id]
+            else:
+                names = []
+            assigned.update(n for n in names if n.isupper())
+        twice += [f"{path.relative_to(ROOT)}: {name}" for name, count in assigned.items() if count > 1]
+    assert not twice, twice
