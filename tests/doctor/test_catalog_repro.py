@@ -184,6 +184,29 @@ def test_a_cuda_header_without_cudas_include_folder(tmp_path: Path) -> None:
     assert first_id(out) == "driver_types_h"
 
 
+def test_a_cuda_build_on_a_machine_without_the_driver(tmp_path: Path) -> None:
+    """A library linked against the NVIDIA driver's libcuda.so.1 (as a CUDA build of mxnet links
+    libmxnet.so, or a CUDA torch its libraries) loaded where no driver is installed, as on this
+    machine: the loader refuses the driver's library itself."""
+    gcc = tool("gcc", "gcc")
+    (tmp_path / "driver.c").write_text("int cuInit(unsigned int flags) { return 0; }\n", encoding="utf-8")
+    (tmp_path / "gpu.c").write_text("int cuInit(unsigned int); int start(void) { return cuInit(0); }\n")
+    built = run(
+        [gcc, "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "driver.c", "-o", "libcuda.so"], tmp_path
+    )
+    built += run([gcc, "-shared", "-fPIC", "gpu.c", "-o", "libgpubuild.so", "-L.", "-lcuda"], tmp_path)
+    if not (tmp_path / "libgpubuild.so").exists():
+        pytest.skip(f"gcc could not build against a libcuda here: {built[-300:]}")
+    (tmp_path / "libcuda.so").unlink()  # the driver's library: not installed here
+    loaded = run([sys.executable, "-c", "import ctypes; ctypes.CDLL('./libgpubuild.so')"], tmp_path)
+    if "cannot open shared object file" not in loaded:
+        pytest.skip(
+            f"an NVIDIA driver's libcuda.so.1 is installed here: nothing to reproduce ({loaded[-200:]})"
+        )
+    assert "libcuda.so.1: cannot open shared object file" in loaded, loaded
+    assert first_id(loaded) == "no_nvidia_gpu", loaded
+
+
 def test_a_cuda_runtime_the_binary_was_built_for_is_missing(tmp_path: Path) -> None:
     """The loader's own words for a libcudart of a CUDA that is not installed (an mxnet-cu92
     wheel under CUDA 10): ctypes loads it by the soname such a wheel records."""
