@@ -110,6 +110,28 @@ def run(cmd: list[str], cwd: Path, **kw: object) -> str:
     return proc.stdout + proc.stderr
 
 
+def built_library(gcc: str, cwd: Path, out: str, source: str, *link: str) -> Path:
+    """A shared library gcc builds in ``cwd`` from ``source`` (C), linked with ``link``."""
+    (cwd / f"{Path(out).name}.c").write_text(source, encoding="utf-8")
+    said = run([gcc, "-shared", "-fPIC", f"{Path(out).name}.c", "-o", out, *link], cwd)
+    assert (cwd / out).exists(), said
+    return cwd / out
+
+
+def built_extension(gcc: str, cwd: Path, module: str, *link: str) -> Path:
+    """An empty Python extension module ``module`` for this interpreter, linked with ``link`` as
+    a package's compiled ops are linked against torch's libraries."""
+    import sysconfig
+
+    source = (
+        "#include <Python.h>\n"
+        f'static struct PyModuleDef m = {{PyModuleDef_HEAD_INIT, "{module}", NULL, -1, NULL}};\n'
+        f"PyMODINIT_FUNC PyInit_{module}(void) {{ return PyModule_Create(&m); }}\n"
+    )
+    include = f"-I{sysconfig.get_paths()['include']}"
+    return built_library(gcc, cwd, module + sysconfig.get_config_var("EXT_SUFFIX"), source, include, *link)
+
+
 def test_mingw_32bit_compiler_for_64bit_python(tmp_path: Path) -> None:
     """A 32-bit MinGW asked for -m64 (what Theano passes for a 64-bit Python)."""
     gcc = tool("i686-w64-mingw32-gcc", "gcc-mingw-w64-i686-win32")
@@ -189,15 +211,12 @@ def test_a_cuda_build_on_a_machine_without_the_driver(tmp_path: Path) -> None:
     libmxnet.so, or a CUDA torch its libraries) loaded where no driver is installed, as on this
     machine: the loader refuses the driver's library itself."""
     gcc = tool("gcc", "gcc")
-    (tmp_path / "driver.c").write_text("int cuInit(unsigned int flags) { return 0; }\n", encoding="utf-8")
-    (tmp_path / "gpu.c").write_text("int cuInit(unsigned int); int start(void) { return cuInit(0); }\n")
-    built = run(
-        [gcc, "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "driver.c", "-o", "libcuda.so"], tmp_path
+    driver = built_library(
+        gcc, tmp_path, "libcuda.so", "int cuInit(unsigned int f) { return 0; }\n", "-Wl,-soname,libcuda.so.1"
     )
-    built += run([gcc, "-shared", "-fPIC", "gpu.c", "-o", "libgpubuild.so", "-L.", "-lcuda"], tmp_path)
-    if not (tmp_path / "libgpubuild.so").exists():
-        pytest.skip(f"gcc could not build against a libcuda here: {built[-300:]}")
-    (tmp_path / "libcuda.so").unlink()  # the driver's library: not installed here
+    uses = "int cuInit(unsigned int); int start(void) { return cuInit(0); }\n"
+    built_library(gcc, tmp_path, "libgpubuild.so", uses, "-L.", "-lcuda")
+    driver.unlink()  # the driver's library: not installed here
     loaded = run([sys.executable, "-c", "import ctypes; ctypes.CDLL('./libgpubuild.so')"], tmp_path)
     if "cannot open shared object file" not in loaded:
         pytest.skip(
@@ -1541,6 +1560,7 @@ def test_rattlers_solver_on_a_driver_below_a_cuda_builds_floor(
     import asyncio
 
     import rattler
+    from rattler.exceptions import SolverError
     from rattler.package.build_string import BuildString
 
     channel = tmp_path / "channel"
@@ -1571,7 +1591,7 @@ def test_rattlers_solver_on_a_driver_below_a_cuda_builds_floor(
             )
         ]
     )
-    with pytest.raises(Exception) as refused:
+    with pytest.raises(SolverError) as refused:
         asyncio.run(
             rattler.solve(
                 [rattler.Channel(channel.as_uri())],
@@ -2306,26 +2326,15 @@ def test_an_extension_linked_against_torchs_libraries(tmp_path: Path) -> None:
     """The torch 2.13.0 wheel's libc10.so, and a Python extension and a program linked against it
     as a package's compiled _C and a LibTorch program are: without torch's libraries loaded (as
     `import torch` loads them from torch/lib) or on the loader's path, the loader refuses both."""
-    import sysconfig
-
     gcc = tool("gcc", "gcc")
     lib = tmp_path / "torch" / "lib"
     lib.mkdir(parents=True)
     (lib / "libc10.so").write_bytes(torch_wheel_file("torch/lib/libc10.so"))
-    (tmp_path / "ext.c").write_text(
-        "#include <Python.h>\n"
-        'static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "trilinear", NULL, -1, NULL};\n'
-        "PyMODINIT_FUNC PyInit_trilinear(void) { return PyModule_Create(&m); }\n",
-        encoding="utf-8",
-    )
     (tmp_path / "program.c").write_text("int main(void) { return 0; }\n", encoding="utf-8")
-    suffix = sysconfig.get_config_var("EXT_SUFFIX")
     link = ["-Wl,--no-as-needed", "-Ltorch/lib", "-lc10"]
-    include = f"-I{sysconfig.get_paths()['include']}"
-    built = run([gcc, "-shared", "-fPIC", include, "ext.c", "-o", f"trilinear{suffix}", *link], tmp_path)
-    built += run([gcc, "program.c", "-o", "program", *link], tmp_path)
-    if not (tmp_path / "program").exists():
-        pytest.skip(f"gcc could not build against libc10.so here: {built[-300:]}")
+    built_extension(gcc, tmp_path, "trilinear", *link)
+    built = run([gcc, "program.c", "-o", "program", *link], tmp_path)
+    assert (tmp_path / "program").exists(), built
 
     imported = run([sys.executable, "-c", "import trilinear"], tmp_path)
     assert "libc10.so: cannot open shared object file" in imported, imported
@@ -2345,28 +2354,13 @@ def test_a_cuda_builds_extension_under_a_cpu_torch(tmp_path: Path) -> None:
     libtorch_cuda) imported after a CPU build's libraries are loaded (as `import torch` of the torch
     2.13.0+cpu wheel loads libc10.so): the CPU build has no libtorch_cuda.so, so the loader refuses
     that one library: the extension is for another torch, not off the loader's path."""
-    import sysconfig
-
     gcc = tool("gcc", "gcc")
     lib = tmp_path / "torch" / "lib"
     lib.mkdir(parents=True)
     (lib / "libc10.so").write_bytes(torch_wheel_file("torch/lib/libc10.so"))
-    (tmp_path / "stub.c").write_text("void torch_cuda_stub(void) {}\n", encoding="utf-8")
-    (tmp_path / "ext.c").write_text(
-        "#include <Python.h>\n"
-        'static struct PyModuleDef m = {PyModuleDef_HEAD_INIT, "cudaext", NULL, -1, NULL};\n'
-        "PyMODINIT_FUNC PyInit_cudaext(void) { return PyModule_Create(&m); }\n",
-        encoding="utf-8",
-    )
-    stub = ["-shared", "-fPIC", "-Wl,-soname,libtorch_cuda.so", "stub.c", "-o", "torch/lib/libtorch_cuda.so"]
-    built = run([gcc, *stub], tmp_path)
-    suffix = sysconfig.get_config_var("EXT_SUFFIX")
-    link = ["-Wl,--no-as-needed", "-Ltorch/lib", "-lc10", "-ltorch_cuda"]
-    include = f"-I{sysconfig.get_paths()['include']}"
-    built += run([gcc, "-shared", "-fPIC", include, "ext.c", "-o", f"cudaext{suffix}", *link], tmp_path)
-    if not (tmp_path / f"cudaext{suffix}").exists():
-        pytest.skip(f"gcc could not build against libc10.so here: {built[-300:]}")
-    (lib / "libtorch_cuda.so").unlink()  # the CPU build's torch/lib has none
+    torch_cuda = built_library(gcc, tmp_path, "torch/lib/libtorch_cuda.so", "void stub(void) {}\n")
+    built_extension(gcc, tmp_path, "cudaext", "-Wl,--no-as-needed", "-Ltorch/lib", "-lc10", "-ltorch_cuda")
+    torch_cuda.unlink()  # the CPU build's torch/lib has none
 
     torch_loaded = "import ctypes; ctypes.CDLL('./torch/lib/libc10.so', ctypes.RTLD_GLOBAL); import cudaext"
     imported = run([sys.executable, "-c", torch_loaded], tmp_path)

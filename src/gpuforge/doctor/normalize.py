@@ -393,7 +393,7 @@ FROM_FILE = re.compile(CANNOT_GIVE.pattern + r" \(([^)\n]+\.py)\)")
 # CPython's import of `X.Y` where X is a plain module, not a package (importlib/_bootstrap.py
 # _find_and_load_unlocked, 3.7 to 3.13: `No module named 'X.Y'; 'X' is not a package`): the
 # file X.py imported is not the package X
-NOT_A_PACKAGE = re.compile(r"No module named '(\w+)\.[\w.]+'; '(\w+)' is not a package")
+NOT_A_PACKAGE = re.compile(r"No module named '(\w+)\.[\w.]+'; '\1' is not a package")
 # `module 'mxnet' has no attribute 'nd'`: what every release of the package has is missing, so
 # the module imported is not the package (Python 2 names no module: `'?'`, see RULES)
 NO_ATTRIBUTE = re.compile(r"module '(\w+|\?)' has no attribute '(\w+)'")
@@ -612,9 +612,9 @@ def evidence_lines(text: str) -> list[str]:
             # the script itself (`python select.py`): its folder comes first on sys.path, so
             # every `import select` below it, the standard library's own included, gets it
             found[f"gpuforge-evidence: module_shadow: {name} imported from {path} (the script)"] = None
-    for asked, parent in NOT_A_PACKAGE.findall(text):
+    for parent in NOT_A_PACKAGE.findall(text):
         files = [p for p in frames if not INSTALLED.search(p) and _stem(p)[0] == parent]
-        if asked == parent and parent not in BUILT_PACKAGES and (files or parent in PACKAGES):
+        if parent not in BUILT_PACKAGES and (files or parent in PACKAGES):
             where = f" ({files[0]})" if files else ""
             found[f"gpuforge-evidence: module_shadow: {parent} is a module, not the package{where}"] = None
     for m in PARTIAL.finditer(text):  # a circular import of a package: it imported itself
