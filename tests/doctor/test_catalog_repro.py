@@ -28,6 +28,7 @@ from gpuforge.doctor.catalog import diagnose_text
 from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
+    "c_compiler_missing",
     "pixi_cuda_not_in_system_requirements",
     "build_isolation_no_torch",
     "torch_not_installed_before_build",
@@ -104,8 +105,9 @@ def tool(name: str, package: str) -> str:
     return path
 
 
-def run(cmd: list[str], cwd: Path, **kw: object) -> str:
-    env = dict(os.environ, LC_ALL="C.UTF-8")
+def run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None, **kw: object) -> str:
+    """What ``cmd`` prints in ``cwd``, in the C locale, with ``env`` over this environment."""
+    env = dict(os.environ, LC_ALL="C.UTF-8", **(env or {}))
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env, **kw)
     return proc.stdout + proc.stderr
 
@@ -2367,3 +2369,22 @@ def test_a_cuda_builds_extension_under_a_cpu_torch(tmp_path: Path) -> None:
     assert "libtorch_cuda.so: cannot open shared object file" in imported, imported
     assert first_id(f">>> import torch\n>>> import cudaext\n{imported}") == "torch_extension_other_torch"
     assert first_id(imported) == "torch_libraries_not_on_loader_path"  # torch not shown imported first
+
+
+@pytest.mark.parametrize("minor", ["3.7", "this venv"])
+def test_an_extension_built_where_no_c_compiler_is_on_path(tmp_path: Path, minor: str) -> None:
+    """setup.py build_ext with the compiler missing from PATH (CC=gcc, PATH without it): CPython
+    3.7's distutils says "unable to execute 'gcc'" from its forked child, setuptools' own
+    distutils (this venv's) "command 'gcc' failed: No such file or directory"."""
+    python = sys.executable if minor == "this venv" else pyenv_or_skip(minor)
+    builder = "setuptools" if minor == "this venv" else "distutils.core"
+    (tmp_path / "mod.c").write_text("int f(void) { return 0; }\n", encoding="utf-8")
+    (tmp_path / "setup.py").write_text(
+        f"from {builder} import setup, Extension\n"
+        "setup(name='mod', ext_modules=[Extension('mod', ['mod.c'])])\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "bin").mkdir()
+    out = run([python, "setup.py", "build_ext"], tmp_path, env={"CC": "gcc", "PATH": str(tmp_path / "bin")})
+    assert "'gcc'" in out and "No such file or directory" in out, out
+    assert first_id(out) == "c_compiler_missing"

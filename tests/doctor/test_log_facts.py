@@ -2310,6 +2310,13 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "unable to compile CUDA op(s)\n",
             "torch_extension_no_cuda_home",
         ),
+        # MSVC's C++ library refusing an nvcc older than CUDA 12.4 (yvals_core.h), as nvcc prints it
+        (
+            "C:\\Program Files\\Microsoft Visual Studio\\2022\\BuildTools\\VC\\Tools\\MSVC\\14.44.35207"
+            '\\include\\yvals_core.h(902): error: static assertion failed with "error STL1002: '
+            'Unexpected compiler version, expected CUDA 12.4 or newer."\n',
+            "gcc_too_new",
+        ),
     ],
 )
 def test_messages_read_from_the_programs_sources(paste, named):
