@@ -2388,3 +2388,41 @@ def test_an_extension_built_where_no_c_compiler_is_on_path(tmp_path: Path, minor
     out = run([python, "setup.py", "build_ext"], tmp_path, env={"CC": "gcc", "PATH": str(tmp_path / "bin")})
     assert "'gcc'" in out and "No such file or directory" in out, out
     assert first_id(out) == "c_compiler_missing"
+
+
+def test_an_nvcc_that_cuda_home_does_not_have(tmp_path: Path) -> None:
+    """CUDA_HOME set to a folder without bin/nvcc (a conda environment with cudatoolkit): torch
+    2.13.0's own _check_cuda_version (the function from the real torch wheel) refuses it, and
+    setuptools' spawn of <CUDA_HOME>/bin/nvcc, as torch's BuildExtension compiles a .cu file,
+    finds no such file; both name torch_extension_no_cuda_home."""
+    source = torch_wheel_source("torch/utils/cpp_extension.py")
+    [function] = [
+        node
+        for node in ast.parse(source).body
+        if isinstance(node, ast.FunctionDef) and node.name == "_check_cuda_version"
+    ]
+    cuda_home = tmp_path / "env"
+    (cuda_home / "lib").mkdir(parents=True)
+    script = tmp_path / "check.py"
+    script.write_text(
+        f"import os\nCUDA_HOME = {str(cuda_home)!r}\nIS_WINDOWS = False\nTorchVersion = str\n"
+        f"{ast.get_source_segment(source, function)}\n_check_cuda_version('c++', '13.2')\n",
+        encoding="utf-8",
+    )
+    checked = run([sys.executable, str(script)], tmp_path)
+    assert "FileNotFoundError: nvcc not found at" in checked, checked
+    (tmp_path / "kernel.c").write_text("int f(void) { return 0; }\n", encoding="utf-8")
+    (tmp_path / "setup.py").write_text(
+        "from setuptools import setup, Extension\nfrom setuptools.command.build_ext import build_ext\n"
+        "class BuildExtension(build_ext):  # torch's: the compiler of a CUDA source is nvcc\n"
+        "    def build_extensions(self):\n"
+        f"        self.compiler.set_executable('compiler_so', [{str(cuda_home / 'bin' / 'nvcc')!r}])\n"
+        "        super().build_extensions()\n"
+        "setup(name='kernel', ext_modules=[Extension('kernel', ['kernel.c'])],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n",
+        encoding="utf-8",
+    )
+    built = run([sys.executable, "setup.py", "build_ext"], tmp_path)
+    assert "bin/nvcc' failed: No such file or directory" in built, built
+    for out in (checked, built):
+        assert first_id(out) == "torch_extension_no_cuda_home", out

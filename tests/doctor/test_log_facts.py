@@ -167,6 +167,12 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
 FROM_THE_PROGRAMS_SOURCE = {
+    "linker_older_than_macos_sdk",
+    "fuel_pylearn2_data_path_unset",
+    "powershell_scripts_disabled",
+    "torch_compile_unsupported_here",
+    "gpu_too_old_for_triton",
+    "triton_missing",
     "tensors_on_two_devices",
     "libuv_not_in_build",
     "conda_pins_conflict",
@@ -1354,7 +1360,7 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "I met a problem: fuel.config_parser.ConfigurationError: Configuration not set and no "
             "default provided: data_path.\n/x/theano/tensor/signal/downsample.py:6: UserWarning: "
             "downsample module has been moved to the theano.tensor.signal.pool module.\n",
-            None,
+            "fuel_pylearn2_data_path_unset",
         ),
         (
             "/x/theano/tensor/signal/downsample.py:6: UserWarning: downsample module has been moved to "
@@ -2316,6 +2322,60 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             '\\include\\yvals_core.h(902): error: static assertion failed with "error STL1002: '
             'Unexpected compiler version, expected CUDA 12.4 or newer."\n',
             "gcc_too_new",
+        ),
+        # cuDNN 9's loader missing a sub-library (libcudnn_graph.so.9's words), as CTranslate2 shows it
+        (
+            "Unable to load any of {libcudnn_ops.so.9.1.0, libcudnn_ops.so.9.1, libcudnn_ops.so.9, "
+            "libcudnn_ops.so}\nInvalid handle. Cannot load symbol cudnnCreateTensorDescriptor\n",
+            "runtime_dll_beside_wheel",
+        ),
+        # PowerShell's Restricted policy on conda's profile hook, then conda missing in that shell
+        (
+            ". : File C:\\Users\\me\\Documents\\WindowsPowerShell\\profile.ps1 cannot be loaded because "
+            "running scripts is disabled on this system. For more information, see about_Execution_Policies "
+            "at https:/go.microsoft.com/fwlink/?LinkID=135170.\n"
+            "conda : The term 'conda' is not recognized as the name of a cmdlet, function, script file, or "
+            "operable program.\n",
+            "powershell_scripts_disabled",
+        ),
+        # an old ld64 on a newer SDK's stubs, as Theano's compile error carries it
+        (
+            "Exception: ('The following error happened while compiling the node', "
+            "DeepCopyOp(TensorConstant{1.0}), '\\n', \"Compilation failed (return status=1): ld: unsupported "
+            "tapi file type '!tapi-tbd' in YAML file '/Library/Developer/CommandLineTools/SDKs/MacOSX12.sdk"
+            "/usr/lib/libSystem.tbd' for architecture x86_64. clang-16: error: linker command failed\")\n",
+            "linker_older_than_macos_sdk",
+        ),
+        # Fuel's and pylearn2's unset dataset paths
+        (
+            "fuel.exceptions.ConfigurationError: Configuration not set and no default provided: data_path.\n",
+            "fuel_pylearn2_data_path_unset",
+        ),
+        (
+            "pylearn2.utils.exc.NoDataPathError: You need to define your PYLEARN2_DATA_PATH environment "
+            "variable. If you are\nusing a computer at LISA, this should be set to /data/lisa/data.\n",
+            "fuel_pylearn2_data_path_unset",
+        ),
+        # torch.compile's guards, as the traceback ends (torch 2.1.0's and 2.6.0's words)
+        (
+            '  File "torch/_dynamo/eval_frame.py", line 537\n'
+            "RuntimeError: Python 3.12+ not yet supported for torch.compile\n",
+            "torch_compile_unsupported_here",
+        ),
+        ("RuntimeError: torch.compile is not supported on Python 3.14+\n", "torch_compile_unsupported_here"),
+        ("RuntimeError: Windows not yet supported for torch.compile\n", "torch_compile_unsupported_here"),
+        (
+            "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+            "RuntimeError: Found Tesla P100-PCIE-16GB which is too old to be supported by the triton GPU "
+            "compiler, which is used as the backend. Triton only supports devices of CUDA Capability >= 7.0, "
+            "but your device is of CUDA capability 6.0\n",
+            "gpu_too_old_for_triton",
+        ),
+        (
+            "torch._inductor.exc.TritonMissing: Cannot find a working triton installation. Either the "
+            "package is not installed or it is too old. More information on installing Triton can be found "
+            "at: https://github.com/triton-lang/triton\n",
+            "triton_missing",
         ),
     ],
 )
