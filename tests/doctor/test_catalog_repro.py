@@ -452,6 +452,17 @@ def torch_wheel_source(path: str) -> str:
     return torch_wheel_file(path).decode("utf-8")
 
 
+def torch_wheel_function(path: str, name: str) -> str:
+    """The source of one module-level function of the real torch wheel's ``path``."""
+    source = torch_wheel_source(path)
+    [function] = [
+        node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == name
+    ]
+    segment = ast.get_source_segment(source, function)
+    assert segment is not None
+    return segment
+
+
 def test_torchs_own_words_for_an_nvcc_of_another_cuda(tmp_path: Path) -> None:
     """torch.utils.cpp_extension's CUDA_MISMATCH_MESSAGE, read from the real torch wheel the torch
     target installs (PIP_FIND_LINKS): torch 2.13.0 raises it as RuntimeError(message, nvcc's,
@@ -553,15 +564,10 @@ def test_torchs_own_check_of_the_cudnn_it_loaded(monkeypatch) -> None:
 def test_torchs_own_words_for_no_cuda_toolkit(tmp_path: Path) -> None:
     """torch.utils.cpp_extension._join_cuda_home, the function itself from the real torch wheel,
     run as torch runs it where it found no CUDA toolkit (its module-level CUDA_HOME is None)."""
-    source = torch_wheel_source("torch/utils/cpp_extension.py")
-    [function] = [
-        node
-        for node in ast.parse(source).body
-        if isinstance(node, ast.FunctionDef) and node.name == "_join_cuda_home"
-    ]
+    function = torch_wheel_function("torch/utils/cpp_extension.py", "_join_cuda_home")
     script = tmp_path / "build.py"
     script.write_text(
-        f"import os\nCUDA_HOME = None\n{ast.get_source_segment(source, function)}\n_join_cuda_home('bin')\n",
+        f"import os\nCUDA_HOME = None\n{function}\n_join_cuda_home('bin')\n",
         encoding="utf-8",
     )
     out = run([sys.executable, str(script)], tmp_path)
@@ -2395,18 +2401,13 @@ def test_an_nvcc_that_cuda_home_does_not_have(tmp_path: Path) -> None:
     2.13.0's own _check_cuda_version (the function from the real torch wheel) refuses it, and
     setuptools' spawn of <CUDA_HOME>/bin/nvcc, as torch's BuildExtension compiles a .cu file,
     finds no such file; both name torch_extension_no_cuda_home."""
-    source = torch_wheel_source("torch/utils/cpp_extension.py")
-    [function] = [
-        node
-        for node in ast.parse(source).body
-        if isinstance(node, ast.FunctionDef) and node.name == "_check_cuda_version"
-    ]
+    function = torch_wheel_function("torch/utils/cpp_extension.py", "_check_cuda_version")
     cuda_home = tmp_path / "env"
     (cuda_home / "lib").mkdir(parents=True)
     script = tmp_path / "check.py"
     script.write_text(
         f"import os\nCUDA_HOME = {str(cuda_home)!r}\nIS_WINDOWS = False\nTorchVersion = str\n"
-        f"{ast.get_source_segment(source, function)}\n_check_cuda_version('c++', '13.2')\n",
+        f"{function}\n_check_cuda_version('c++', '13.2')\n",
         encoding="utf-8",
     )
     checked = run([sys.executable, str(script)], tmp_path)
