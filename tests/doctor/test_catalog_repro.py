@@ -2427,3 +2427,15 @@ def test_an_nvcc_that_cuda_home_does_not_have(tmp_path: Path) -> None:
     assert "bin/nvcc' failed: No such file or directory" in built, built
     for out in (checked, built):
         assert first_id(out) == "torch_extension_no_cuda_home", out
+
+
+def test_a_link_against_the_drivers_libcuda_where_it_is_not(tmp_path: Path) -> None:
+    """gcc linking -lcuda (as Triton's launcher stub and CUDA bindings do) on this driverless
+    machine, whose linker finds no libcuda.so: GNU ld's own words name
+    libcuda_unversioned_missing, and -lcudart's do not."""
+    gcc = tool("gcc", "gcc")
+    (tmp_path / "stub.c").write_text("int launch(void) { return 0; }\n", encoding="utf-8")
+    out = run([gcc, "-shared", "-fPIC", "stub.c", "-o", "stub.so", "-lcuda"], tmp_path)
+    assert "cannot find -lcuda" in out, out
+    assert first_id(out) == "libcuda_unversioned_missing", out
+    assert first_id(out.replace("-lcuda", "-lcudart")) != "libcuda_unversioned_missing"

@@ -2356,6 +2356,38 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "variable. If you are\nusing a computer at LISA, this should be set to /data/lisa/data.\n",
             "fuel_pylearn2_data_path_unset",
         ),
+        # CTranslate2's words for the GPU's memory running out (faster-whisper's large model)
+        ("RuntimeError: CUDA failed with error out of memory\n", "gpu_out_of_memory"),
+        # Triton's kernel refused by the driver: a newer ptxas than the driver, or a kernel cached
+        # for another GPU (triton-lang/triton#1323) say the same, so the text does not decide
+        (
+            "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+            "RuntimeError: Triton Error [CUDA]: device kernel image is invalid\n",
+            None,
+        ),
+        # Triton 2.1's own search for libcuda.so
+        (
+            "AssertionError: libcuda.so cannot found!\nPossible files are located at "
+            "['/usr/lib/wsl/lib/libcuda.so.1'].Please create a symlink of libcuda.so to any of the file.\n",
+            "libcuda_unversioned_missing",
+        ),
+        # Keras' TensorFlow K.dot of a 3-D tensor with a vector weight (code for Theano's dot)
+        (
+            "Using TensorFlow backend.\n"
+            '  File "site-packages/keras/backend/tensorflow_backend.py", line 968, in dot\n'
+            "    y_permute_dim = [y_permute_dim.pop(-2)] + y_permute_dim\n"
+            "IndexError: pop index out of range\n",
+            "keras_backend_not_theano",
+        ),
+        # torch.compile's refusal retold in prose, in other case
+        (
+            "Runtimeerror: python 3.11+ not yet supported for torch. compile\n",
+            "torch_compile_unsupported_here",
+        ),
+        (
+            "it returned such error saying that Dynamo not supported on Python 3.12+.\n",
+            "torch_compile_unsupported_here",
+        ),
         # torch.compile's guards, as the traceback ends (torch 2.1.0's and 2.6.0's words)
         (
             '  File "torch/_dynamo/eval_frame.py", line 537\n'
