@@ -29,6 +29,7 @@ from gpuforge.doctor.log_facts import diagnose_log
 
 REPRODUCED_HERE = {
     "c_compiler_missing",
+    "conda_solver_plugin_broken",
     "pixi_cuda_not_in_system_requirements",
     "build_isolation_no_torch",
     "torch_not_installed_before_build",
@@ -1482,6 +1483,36 @@ def conda_says(conda_tools, tmp_path: Path, *args: str) -> str:
         timeout=300,
     )
     return proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_conda_with_a_libmamba_plugin_it_cannot_import(conda_tools, tmp_path: Path) -> None:
+    """The real conda asked for the libmamba solver (CONDA_SOLVER=libmamba) where the
+    conda-libmamba-solver plugin's import fails as a base environment without its libarchive
+    makes it fail (a stand-in plugin distribution on PYTHONPATH whose import raises that
+    loader's ImportError): conda's own two messages name conda_solver_plugin_broken."""
+    plugins = tmp_path / "plugins"
+    info = plugins / "conda_libmamba_solver-24.9.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: conda-libmamba-solver\nVersion: 24.9.0\n", encoding="utf-8"
+    )
+    (info / "entry_points.txt").write_text(
+        "[conda]\nconda-libmamba-solver = conda_libmamba_solver.plugin\n", encoding="utf-8"
+    )
+    (plugins / "conda_libmamba_solver").mkdir()
+    (plugins / "conda_libmamba_solver" / "__init__.py").write_text(
+        'raise ImportError("libarchive.so.19: cannot open shared object file: No such file or directory")\n',
+        encoding="utf-8",
+    )
+    env = dict(rattler_alone(tmp_path), CONDA_SOLVER="libmamba", PYTHONPATH=str(plugins))
+    proc = conda_create_dry_run(
+        conda_tools, tmp_path / "env", empty_channel(tmp_path / "channel"), "python", env=env, timeout=300
+    )
+    out = proc.stdout + proc.stderr
+    assert "Error while loading conda entry point: conda-libmamba-solver (libarchive.so.19" in out, out
+    assert "non-default solver backend (libmamba) but it was not recognized" in out, out
+    assert first_id(out) == "conda_solver_plugin_broken", out
 
 
 def test_condas_own_words_for_a_shell_it_was_not_set_up_in(conda_tools, tmp_path: Path) -> None:

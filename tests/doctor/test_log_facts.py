@@ -167,6 +167,7 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
 FROM_THE_PROGRAMS_SOURCE = {
+    "zerogpu_cuda_in_main_process",
     "linker_older_than_macos_sdk",
     "fuel_pylearn2_data_path_unset",
     "powershell_scripts_disabled",
@@ -2355,6 +2356,13 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "pylearn2.utils.exc.NoDataPathError: You need to define your PYLEARN2_DATA_PATH environment "
             "variable. If you are\nusing a computer at LISA, this should be set to /data/lisa/data.\n",
             "fuel_pylearn2_data_path_unset",
+        ),
+        # a ZeroGPU Space's main process starting CUDA (the spaces package's patch of torch)
+        (
+            "RuntimeError: CUDA must not be initialized in the main process on Spaces with Stateless GPU "
+            "environment.\nYou can look at this Stacktrace to find out which part of your code triggered a "
+            "CUDA init\n",
+            "zerogpu_cuda_in_main_process",
         ),
         # CTranslate2's words for the GPU's memory running out (faster-whisper's large model)
         ("RuntimeError: CUDA failed with error out of memory\n", "gpu_out_of_memory"),
