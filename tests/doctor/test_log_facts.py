@@ -167,6 +167,7 @@ def test_a_message_with_many_causes_names_the_entry_only_beside_its_facts():
 
 # entries whose message is a program's source text that cannot run here (a GPU): tested below on it
 FROM_THE_PROGRAMS_SOURCE = {
+    "keras_mxnet_backend_missing",
     "zerogpu_cuda_in_main_process",
     "linker_older_than_macos_sdk",
     "fuel_pylearn2_data_path_unset",
@@ -2357,6 +2358,24 @@ def test_nvidias_images_without_the_toolkit(paste, named):
             "variable. If you are\nusing a computer at LISA, this should be set to /data/lisa/data.\n",
             "fuel_pylearn2_data_path_unset",
         ),
+        # the Terms of Service plugin's refusal of channels whose terms were rejected
+        (
+            "CondaToSRejectedError: Terms of Service has been rejected for the following channels. Please "
+            "remove or accept them before proceeding:\n    • https://repo.anaconda.com/pkgs/main\n",
+            "conda_tos",
+        ),
+        # the official Keras asked for keras-mxnet's backend (2.2.4's and 2.1.6's words)
+        (
+            '  File "keras/backend/__init__.py", line 108\nValueError: Unable to import backend : mxnet\n',
+            "keras_mxnet_backend_missing",
+        ),
+        ("ValueError: Unknown backend: mxnet\n", "keras_mxnet_backend_missing"),
+        (
+            '$ cat ~/.keras/keras.json\n"backend": "mxnet"\n'
+            "ValueError: Invalid backend. Missing required entry : placeholder\n",
+            "keras_mxnet_backend_missing",
+        ),
+        ("ValueError: Invalid backend. Missing required entry : placeholder\n", None),
         # a ZeroGPU Space's main process starting CUDA (the spaces package's patch of torch)
         (
             "RuntimeError: CUDA must not be initialized in the main process on Spaces with Stateless GPU "
