@@ -2408,6 +2408,14 @@ def test_a_cuda_builds_extension_under_a_cpu_torch(tmp_path: Path) -> None:
     assert first_id(imported) == "torch_libraries_not_on_loader_path"  # torch not shown imported first
 
 
+def build_ext_says(python: str, cwd: Path, setup: str, env: dict[str, str] | None = None) -> str:
+    """What `python setup.py build_ext` prints in ``cwd`` for the setup script ``setup``, whose
+    extension's one source is mod.c (an empty C function)."""
+    (cwd / "mod.c").write_text("int f(void) { return 0; }\n", encoding="utf-8")
+    (cwd / "setup.py").write_text(setup, encoding="utf-8")
+    return run([python, "setup.py", "build_ext"], cwd, env=env)
+
+
 # setuptools' wording of a compiler that is not there, by release: 65.5's spawn translates the
 # OSError ("command 'X' failed: ..."), 84's compilers raise it as it is ("[Errno 2] ...: 'X'")
 SETUPTOOLS_NOT_THERE = ("command '{}' failed: No such file or directory", "No such file or directory: '{}'")
@@ -2428,14 +2436,9 @@ def test_an_extension_built_where_no_c_compiler_is_on_path(
     venv's) in its release's words."""
     python = sys.executable if minor == "this venv" else pyenv_or_skip(minor)
     builder = "setuptools" if minor == "this venv" else "distutils.core"
-    (tmp_path / "mod.c").write_text("int f(void) { return 0; }\n", encoding="utf-8")
-    (tmp_path / "setup.py").write_text(
-        f"from {builder} import setup, Extension\n"
-        "setup(name='mod', ext_modules=[Extension('mod', ['mod.c'])])\n",
-        encoding="utf-8",
-    )
     (tmp_path / "bin").mkdir()
-    out = run([python, "setup.py", "build_ext"], tmp_path, env={"CC": "gcc", "PATH": str(tmp_path / "bin")})
+    setup = f"from {builder} import setup, Extension\nsetup(ext_modules=[Extension('mod', ['mod.c'])])\n"
+    out = build_ext_says(python, tmp_path, setup, env={"CC": "gcc", "PATH": str(tmp_path / "bin")})
     assert any(wording in out for wording in said), out
     assert first_id(out) == "c_compiler_missing", out
 
@@ -2456,18 +2459,15 @@ def test_an_nvcc_that_cuda_home_does_not_have(tmp_path: Path) -> None:
     )
     checked = run([sys.executable, str(script)], tmp_path)
     assert "FileNotFoundError: nvcc not found at" in checked, checked
-    (tmp_path / "kernel.c").write_text("int f(void) { return 0; }\n", encoding="utf-8")
-    (tmp_path / "setup.py").write_text(
+    setup = (
         "from setuptools import setup, Extension\nfrom setuptools.command.build_ext import build_ext\n"
         "class BuildExtension(build_ext):  # torch's: the compiler of a CUDA source is nvcc\n"
         "    def build_extensions(self):\n"
         f"        self.compiler.set_executable('compiler_so', [{str(cuda_home / 'bin' / 'nvcc')!r}])\n"
         "        super().build_extensions()\n"
-        "setup(name='kernel', ext_modules=[Extension('kernel', ['kernel.c'])],\n"
-        "      cmdclass={'build_ext': BuildExtension})\n",
-        encoding="utf-8",
+        "setup(ext_modules=[Extension('mod', ['mod.c'])], cmdclass={'build_ext': BuildExtension})\n"
     )
-    built = run([sys.executable, "setup.py", "build_ext"], tmp_path)
+    built = build_ext_says(sys.executable, tmp_path, setup)
     nvcc = str(cuda_home / "bin" / "nvcc")
     assert any(w.format(nvcc) in built for w in SETUPTOOLS_NOT_THERE), built
     for out in (checked, built):
